@@ -1,0 +1,71 @@
+"""``make bench``: throughput of the engine and of whole protocol runs on this machine.
+
+Medians of several runs (the machine is shared and noisy).  Targets come from the issues:
+the bare scheduling loop >= 2 M events/s of CPU (ring of 1000 nodes, 100 messages in flight,
+10^5 hops), and one N = 1024 all-nodes-broadcast run without aggregation (about 10^6 packets,
+simulation plus oracle) in <= 15 s wall.  Results also go to ``build/bench.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import numpy as np
+
+from causal_lab import events, oracle, paths
+from causal_lab.protocols import vcube_broadcast
+
+
+def bench_ring(repeats: int) -> dict:
+    events.ring_benchmark(10, 2, 10)  # compile (or load from cache) outside the timing
+    rates = []
+    for _ in range(repeats):
+        started = time.process_time()
+        n = events.ring_benchmark(1000, 100, 100_000)
+        rates.append(n / (time.process_time() - started))
+    return {"name": "ring: bare scheduling loop (1000 nodes, 100 in flight, 1e5 hops)",
+            "events_per_cpu_second": statistics.median(rates), "target": ">= 2e6",
+            "ok": statistics.median(rates) >= 2e6}
+
+
+def bench_broadcast(d: int, repeats: int, target_s: float) -> dict:
+    vcube_broadcast.simulate(3, seed=np.random.SeedSequence(0))  # compile outside the timing
+    oracle.check(2, [0, 0], [0, 1], [0, 1])
+    walls, sims, checks, packets, n_events = [], [], [], 0, 0
+    for rep in range(repeats):
+        started = time.perf_counter()
+        run = vcube_broadcast.simulate(d, seed=np.random.SeedSequence([2018, rep]))
+        simulated = time.perf_counter()
+        oracle.check(run.n_nodes, run.log_kind, run.log_node, run.log_msg).assert_ok()
+        done = time.perf_counter()
+        walls.append(done - started)
+        sims.append(simulated - started)
+        checks.append(done - simulated)
+        packets, n_events = run.packets, run.events
+    wall = statistics.median(walls)
+    return {"name": f"vcube_broadcast no aggregation, N={1 << d} (one replication incl. oracle)",
+            "wall_seconds": wall, "simulation_seconds": statistics.median(sims),
+            "oracle_seconds": statistics.median(checks), "packets": packets, "events": n_events,
+            "events_per_second": n_events / statistics.median(sims),
+            "target": f"<= {target_s} s wall", "ok": wall <= target_s}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    results = [bench_ring(args.repeats), bench_broadcast(10, max(1, args.repeats // 2 + 1), 15.0)]
+    for r in results:
+        numbers = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                            for k, v in r.items() if k not in ("name", "target", "ok"))
+        print(f"{'PASS' if r['ok'] else 'MISS'}  {r['name']}\n      {numbers}  (target {r['target']})")
+    out = paths.repo_root() / "build" / "bench.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""The ``causal-lab`` command line: list experiments, run a sweep, print verdicts.
+
+Every parameter problem is reported before any work starts, with exit code 2 and nothing
+written (``ParameterError`` is raised while planning the sweep).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from causal_lab.experiments import REGISTRY, ParameterError, get
+from causal_lab.experiments.base import SCALES
+
+EXIT_USAGE = 2
+
+
+def _parse_sets(experiment, sets: list[str]) -> dict[str, list]:
+    """``--set key=value[,value...]``: a value list sweeps that parameter."""
+    overrides: dict[str, list] = {}
+    for item in sets:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise ParameterError(f"--set expects key=value, got {item!r}")
+        param = experiment.param(key.strip())
+        overrides[param.name] = [param.parse(v) for v in text.split(",")]
+    return overrides
+
+
+def cmd_list(args) -> int:
+    import causal_lab.experiments  # noqa: F401  (registers everything)
+
+    for name in sorted(REGISTRY):
+        e = REGISTRY[name]
+        print(f"{name}: {e.description}  [{e.source}]")
+        print(f"  replications: " + ", ".join(f"{s}={e.reps[s]}" for s in SCALES))
+        for s in SCALES:
+            for key, values in e.grid.get(s, {}).items():
+                print(f"  {s} sweeps {key} over {list(values)}")
+        for p in e.params:
+            allowed = p.describe_allowed()
+            print(f"  --set {p.name}=<{p.type.__name__}>  default {p.default!r}"
+                  f"{'  (allowed: ' + allowed + ')' if allowed else ''}  {p.doc}")
+    return 0
+
+
+def cmd_run(args) -> int:
+    from causal_lab import sweep
+
+    experiment = get(args.experiment)
+    overrides = _parse_sets(experiment, args.set or [])
+    tasks = sweep.plan(experiment, args.scale, overrides, args.reps)  # validates everything
+    print(f"{experiment.name}: {len(tasks)} replications at scale {args.scale}", file=sys.stderr)
+    sweep.run_sweep(experiment, args.scale, overrides, args.reps, out=args.out)
+    summary = sweep.summarize(experiment, out=args.out, tasks=tasks)
+    swept = list({**experiment.grid.get(args.scale, {}), **overrides})
+    means = [c for c in summary.columns if c.endswith("_mean")]
+    with pd.option_context("display.max_columns", None, "display.width", 200):
+        print(summary[[*swept, "reps", *means]].to_string(index=False))
+    return 0
+
+
+def cmd_verdicts(args) -> int:
+    from causal_lab import verdicts
+
+    table = verdicts.load_all(Path(args.dir) if args.dir else None)
+    table.to_csv(sys.stdout, index=False)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="causal-lab", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="experiments with their parameters and defaults").set_defaults(func=cmd_list)
+    run = sub.add_parser("run", help="run a sweep, write Parquet, print a summary")
+    run.add_argument("experiment")
+    run.add_argument("--scale", default="default", choices=SCALES)
+    run.add_argument("--set", action="append", metavar="KEY=VALUE[,VALUE...]",
+                     help="override a parameter; a comma-separated list sweeps it")
+    run.add_argument("--reps", type=int, help="replications per parameter point")
+    run.add_argument("--out", help="result directory (default data/results/EXPERIMENT)")
+    run.set_defaults(func=cmd_run)
+    verdicts = sub.add_parser("verdicts", help="print every verdict row as CSV")
+    verdicts.add_argument("--dir", help="verdict directory (default data/verdicts)")
+    verdicts.set_defaults(func=cmd_verdicts)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ParameterError as error:
+        print(f"causal-lab: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,259 @@
+"""Fan (parameter point x replication) tasks out over Spark; one Parquet file per task.
+
+Why one file per task, written by the Spark worker that ran it: results never travel through
+the driver, a finished replication is on disk the moment it ends, and resuming is a directory
+listing.  Each file appears atomically (temp name in the same directory, fsync, ``os.replace``),
+so after a crash, even ``kill -9``, a ``part-<key>.parquet`` file is either complete or absent;
+rerunning the sweep skips the present ones and deletes stray ``.part-*.tmp`` files.  Run one
+sweep per output directory at a time (a second one would delete the first one's temp files),
+on a filesystem that the driver and every executor see at the same path.
+
+Why seeds come from the task and not from its position: ``task_seed`` derives a replication's
+``SeedSequence`` from the base seed, the experiment name, the parameter point and the
+replication index only, so results are bit-identical whatever the number of tasks, partitions
+or executors, and whichever replications were resumed.  Parameters listed in
+``Experiment.variant_params`` are left out, so protocol variants see the same random numbers.
+
+Workers look the experiment up by name (``causal_lab.experiments.get``) instead of unpickling
+the ``Experiment`` object.  Experiments registered outside ``causal_lab.experiments`` (the
+tests' toy, a user's own) are found through ``CAUSAL_LAB_EXTRA_EXPERIMENTS``, a
+comma-separated list of module names: the driver reads it when the sweep starts and every
+task imports those modules before the lookup.  The modules must be importable by the workers,
+e.g. through ``PYTHONPATH``, which ``causal_lab.spark`` forwards to executors.
+
+Each row holds the point's parameters, ``rep``, ``base_seed``, ``seed_entropy`` (the JSON list
+that rebuilds the replication's ``SeedSequence``), ``task_key`` and every metric returned by
+``replicate``; a metric must keep the same type in every replication.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import importlib
+import json
+import os
+import threading
+import uuid
+import zlib
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyspark.sql.types import BooleanType, NumericType
+from scipy import stats
+from tqdm import tqdm
+
+from causal_lab import paths
+from causal_lab.experiments.base import Experiment, ParameterError, get
+from causal_lab.spark import spark_session
+
+BASE_SEED = 20181113
+EXTRA_EXPERIMENTS_ENV = "CAUSAL_LAB_EXTRA_EXPERIMENTS"
+BOOKKEEPING = ("rep", "base_seed", "seed_entropy", "task_key")
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _h(text: str) -> int:
+    """A 32-bit hash that, unlike ``hash()``, is the same in every process and Python version."""
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def task_seed(
+    base_seed: int, experiment: Experiment, point: Mapping[str, Any], rep: int
+) -> np.random.SeedSequence:
+    """The seed of replication ``rep`` of ``point``, independent of where and when it runs."""
+    scenario = {k: v for k, v in point.items() if k not in experiment.variant_params}
+    return np.random.SeedSequence([base_seed, _h(experiment.name), _h(_canonical(scenario)), rep])
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """One replication of one parameter point; ``key`` names its result file."""
+
+    key: str
+    point: dict
+    rep: int
+    point_index: int
+
+
+def _task_key(name: str, point: Mapping[str, Any], rep: int, base_seed: int) -> str:
+    """64 bits of SHA-256: stable across runs and machines, and collisions are negligible."""
+    return hashlib.sha256(_canonical([name, point, rep, base_seed]).encode()).hexdigest()[:16]
+
+
+def plan(
+    experiment: Experiment,
+    scale: str = "default",
+    overrides: Mapping[str, Sequence[Any]] | None = None,
+    reps: int | None = None,
+    base_seed: int = BASE_SEED,
+) -> list[Task]:
+    """Expand and validate the sweep; every ``ParameterError`` is raised here, before any work."""
+    points = experiment.points(scale, overrides)
+    n = experiment.reps.get(scale) if reps is None else reps
+    if type(n) is not int or n < 1:
+        raise ParameterError(f"reps must be a positive int, got {n!r}")
+    if type(base_seed) is not int or base_seed < 0:
+        raise ParameterError(f"base_seed must be a non-negative int, got {base_seed!r}")
+    tasks = [
+        Task(_task_key(experiment.name, p, r, base_seed), p, r, i)
+        for i, p in enumerate(points)
+        for r in range(n)
+    ]
+    if len({t.key for t in tasks}) < len(tasks):
+        raise ParameterError("the grid lists a parameter point twice")
+    return tasks
+
+
+def default_out(experiment: Experiment) -> Path:
+    return paths.results_dir(experiment.name)
+
+
+def _part_name(key: str) -> str:
+    return f"part-{key}.parquet"
+
+
+def _run_task(
+    task: Task, *, experiment: str, base_seed: int, out: str, extra_modules: list[str]
+) -> None:
+    """Run one replication on a Spark worker and write its row."""
+    for module in extra_modules:
+        importlib.import_module(module)
+    exp = get(experiment)
+    seed = task_seed(base_seed, exp, task.point, task.rep)
+    metrics = exp.replicate(dict(task.point), seed)
+    row = {**task.point, "rep": task.rep, "base_seed": base_seed,
+           "seed_entropy": json.dumps(seed.entropy), "task_key": task.key}
+    if clash := row.keys() & metrics.keys():
+        raise ValueError(f"experiment {experiment!r}: metrics {sorted(clash)} "
+                         "clash with parameter or bookkeeping columns")
+    row.update(metrics)
+    _write_atomically(pa.Table.from_pylist([row]), Path(out) / _part_name(task.key))
+
+
+def _write_atomically(table: pa.Table, path: Path) -> None:
+    """A crash leaves either the whole file or a hidden temp file that the next run deletes."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    with open(tmp, "wb") as f:
+        pq.write_table(table, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _watch(out: Path, names: set[str], bar: tqdm, stop: threading.Event) -> None:
+    """Advance ``bar`` as part files appear: workers write them, so the driver has to look."""
+    done = 0
+    while True:
+        stopped = stop.wait(0.5)
+        now = len(names.intersection(os.listdir(out)))
+        bar.update(now - done)
+        done = now
+        if stopped:
+            return
+
+
+def run_sweep(
+    experiment: Experiment,
+    scale: str = "default",
+    overrides: Mapping[str, Sequence[Any]] | None = None,
+    reps: int | None = None,
+    out: str | os.PathLike | None = None,
+    base_seed: int = BASE_SEED,
+    progress: bool = True,
+    partitions: int | None = None,
+) -> pd.DataFrame:
+    """Run every task of the plan that has no result file yet; return all the plan's rows.
+
+    ``out`` defaults to ``data/results/<experiment.name>/`` in the checkout.  Tasks go to
+    Spark one per partition so each is scheduled (and retried) on its own; ``partitions``
+    groups them into fewer Spark tasks, which changes scheduling only, never results.
+    Spark is not started when every task is already done.  Rows come in plan order.
+    ``experiment`` must be registered: workers look it up by its name.
+    """
+    tasks = plan(experiment, scale, overrides, reps, base_seed)
+    out = Path(out) if out is not None else default_out(experiment)
+    out.mkdir(parents=True, exist_ok=True)
+    for stray in out.glob(".part-*.tmp"):
+        stray.unlink(missing_ok=True)
+    existing = set(os.listdir(out))
+    pending = [t for t in tasks if _part_name(t.key) not in existing]
+    if pending:
+        run = functools.partial(
+            _run_task,
+            experiment=experiment.name,
+            base_seed=base_seed,
+            out=str(out.resolve()),
+            extra_modules=[m.strip() for m in os.environ.get(EXTRA_EXPERIMENTS_ENV, "").split(",")
+                           if m.strip()],
+        )
+        sc = spark_session().sparkContext
+        with tqdm(total=len(tasks), initial=len(tasks) - len(pending), desc=experiment.name,
+                  unit="rep", disable=not progress) as bar:
+            stop = threading.Event()
+            names = {_part_name(t.key) for t in pending}
+            watcher = threading.Thread(target=_watch, args=(out, names, bar, stop))
+            watcher.start()
+            try:
+                sc.parallelize(pending, numSlices=partitions or len(pending)).foreach(run)
+            finally:
+                stop.set()
+                watcher.join()
+    tables = [pq.read_table(out / _part_name(t.key)) for t in tasks]
+    return pa.concat_tables(tables, promote_options="permissive").to_pandas()
+
+
+def summarize(
+    experiment: Experiment,
+    out: str | os.PathLike | None = None,
+    metrics: Sequence[str] | None = None,
+    tasks: Sequence[Task] | None = None,
+) -> pd.DataFrame:
+    """Per parameter point: ``reps`` and each metric's ``_mean``, ``_std`` and ``_ci95``.
+
+    Spark SQL does the aggregation, so it scales to result directories that would not fit
+    in the driver.  ``_ci95`` is the half-width of the 95 % Student-t interval of the mean,
+    t(0.975, reps - 1) * std / sqrt(reps), with the t quantile from scipy: replication
+    counts are often small (10-30), where 1.96 would be too narrow.  It is NaN for a single
+    replication.  Metrics default to every numeric or boolean column (booleans give rates);
+    all rows of ``out`` count, whichever sweep (scale, base seed) wrote them, unless ``tasks``
+    (a plan) restricts them to that plan's replications.
+    """
+    out = Path(out) if out is not None else default_out(experiment)
+    if not any(out.glob("part-*.parquet")):
+        raise FileNotFoundError(f"no results in {out}")
+    spark = spark_session()
+    df = spark.read.option("mergeSchema", "true").parquet(str(out / "part-*.parquet"))
+    params = [p.name for p in experiment.params if p.name in df.columns]
+    if metrics is None:
+        metrics = [f.name for f in df.schema.fields
+                   if f.name not in params and f.name not in BOOKKEEPING
+                   and isinstance(f.dataType, (NumericType, BooleanType))]
+    elif missing := [m for m in metrics if m not in df.columns]:
+        raise ParameterError(f"no metric {missing} in {out}; columns: {', '.join(df.columns)}")
+    if tasks is not None:
+        df = df.where(df.task_key.isin([t.key for t in tasks]))
+    df.createOrReplaceTempView("causal_lab_results")
+    keys = ", ".join(f"`{p}`" for p in params)
+    aggregates = "".join(
+        f", avg(CAST(`{m}` AS DOUBLE)) AS `{m}_mean`"
+        f", stddev_samp(CAST(`{m}` AS DOUBLE)) AS `{m}_std`"
+        for m in metrics
+    )
+    table = spark.sql(
+        f"SELECT {keys}, count(*) AS reps{aggregates} FROM causal_lab_results"
+        f" GROUP BY {keys} ORDER BY {keys}"
+    ).toArrow().to_pandas()  # not toPandas(): pyspark warns that it is untested with pandas 3
+    t = stats.t.ppf(0.975, table["reps"] - 1)
+    for m in metrics:
+        table[f"{m}_ci95"] = t * table[f"{m}_std"] / np.sqrt(table["reps"])
+    stats_columns = [f"{m}_{s}" for m in metrics for s in ("mean", "std", "ci95")]
+    return table[[*params, "reps", *stats_columns]]

@@ -1,0 +1,63 @@
+"""The causal-lab command line: bad parameters fail early with exit code 2 and write nothing."""
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from causal_lab import cli
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "causal_lab.cli", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_list_shows_experiments_parameters_and_defaults(capsys):
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "vcube_broadcast" in out
+    assert "--set n_nodes=<int>  default 16" in out
+    assert "powers of two" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nope"], "unknown experiment 'nope'; available:"),
+    (["vcube_broadcast", "--set", "n_nodes=12"], "parameter 'n_nodes': 12 not allowed; allowed: powers of two"),
+    (["vcube_broadcast", "--set", "n_nodes=abc"], "parameter 'n_nodes': 'abc' is not a valid int"),
+    (["vcube_broadcast", "--set", "window=-5"], "parameter 'window': -5.0 not allowed; allowed: > 0"),
+    (["vcube_broadcast", "--set", "tpp=lognormal"], "allowed: constant, normal"),
+    (["vcube_broadcast", "--set", "bogus=1"], "has no parameter 'bogus'"),
+    (["vcube_broadcast", "--set", "n_nodes"], "--set expects key=value"),
+    (["vcube_broadcast", "--reps", "0"], "reps must be a positive int"),
+])
+def test_bad_parameters_exit_2_before_any_work(tmp_path, capsys, args, message):
+    out = tmp_path / "results"
+    assert cli.main(["run", *args, "--out", str(out)]) == cli.EXIT_USAGE
+    assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_bad_scale_is_rejected_by_the_parser():
+    result = run_cli("run", "vcube_broadcast", "--scale", "huge")
+    assert result.returncode == 2 and "invalid choice: 'huge'" in result.stderr
+
+
+@pytest.mark.spark
+def test_run_writes_parquet_and_prints_a_summary(tmp_path):
+    out = tmp_path / "results"
+    result = run_cli("run", "vcube_broadcast", "--scale", "smoke", "--set", "n_nodes=8,16",
+                     "--reps", "2", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    rows = pd.read_parquet(out)
+    assert sorted(rows.n_nodes) == [8, 8, 16, 16]
+    assert (rows.packets == rows.n_nodes * (rows.n_nodes - 1)).all()
+    assert "packets" in result.stdout and "56" in result.stdout
+
+
+def test_verdicts_prints_csv(capsys, tmp_path):
+    (tmp_path / "x.csv").write_text("seed,artifact,claim,paper,ours,tolerance,verdict\n000,Table 1,c,1,1,exact,PASS\n")
+    assert cli.main(["verdicts", "--dir", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "seed,artifact,claim,paper,ours,tolerance,verdict", "000,Table 1,c,1,1,exact,PASS"]

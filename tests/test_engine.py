@@ -1,0 +1,91 @@
+"""The event queue and the packet-switched delay model."""
+
+import math
+
+import numba
+import numpy as np
+import pytest
+
+from causal_lab import events, network, rng
+
+
+@numba.njit
+def _drain(times, kinds):
+    q = events.new_queue()
+    for k in range(len(times)):
+        events.schedule(q, times[k], kinds[k], k, 0)
+    order = np.empty(len(times), np.int64)
+    for k in range(len(times)):
+        _, _, a, _ = events.pop(q)
+        order[k] = a
+    return order
+
+
+def test_events_pop_by_time_then_insertion_order():
+    times = np.array([5.0, 1.0, 5.0, 0.5, 1.0])
+    assert list(_drain(times, np.zeros(5, np.int64))) == [3, 1, 4, 0, 2]
+
+
+def test_ring_benchmark_counts_every_hop():
+    assert events.ring_benchmark(10, 3, 1000) == 1000
+
+
+def test_fifo_sending_queue_departure_rule():
+    """start = max(ready, server_free): the k-th copy of an idle node leaves k * t_t later."""
+    net = network.Network(t_pc=1.0, t_t=2.0, tpp="constant", tpp_mean=100.0)
+    p, s = net.params(np.random.SeedSequence(0)), network.new_state(2)
+    sent = [network.send(p, s, 0, 10.0) for _ in range(3)]
+    assert sent == [(113.0, 0.0), (115.0, 2.0), (117.0, 4.0)]
+    # after the queue drained, a packet waits for nobody
+    assert network.send(p, s, 0, 1000.0) == (1103.0, 0.0)
+    # queues are per node
+    assert network.send(p, s, 1, 10.0) == (113.0, 0.0)
+
+
+def test_vcube_ps_configuration_is_the_same_model():
+    net = network.Network.vcube_ps(t_send=1.0, t_pp=100.0)
+    p, s = net.params(np.random.SeedSequence(0)), network.new_state(1)
+    assert [network.send(p, s, 0, 0.0)[0] for _ in range(3)] == [101.0, 102.0, 103.0]
+
+
+def test_propagation_is_counter_based_and_normal():
+    net = network.Network()
+    p = net.params(np.random.SeedSequence(1))
+    draws = np.array([network.propagation(p, 3, k) for k in range(20000)])
+    assert abs(draws.mean() - 100) < 0.6 and abs(draws.std() - 25) < 0.6
+    assert network.propagation(p, 3, 17) == draws[17]  # a pure function of (sender, k)
+    assert network.propagation(p, 4, 17) != draws[17]
+    other = network.Network().params(np.random.SeedSequence(2))
+    assert network.propagation(other, 3, 17) != draws[17]
+
+
+@pytest.mark.parametrize("rule,lowest", [("redraw", "positive"), ("clip", "zero")])
+def test_negative_delays(rule, lowest):
+    net = network.Network(tpp_mean=1.0, tpp_sigma=5.0, tpp_negative=rule)
+    p = net.params(np.random.SeedSequence(0))
+    draws = np.array([network.propagation(p, 0, k) for k in range(2000)])
+    assert draws.min() >= 0
+    assert ((draws == 0).sum() > 100) == (lowest == "zero")
+
+
+def test_network_rejects_bad_configuration():
+    with pytest.raises(ValueError, match="t_t"):
+        network.Network(t_t=-1.0)
+    with pytest.raises(ValueError, match="tpp must be one of"):
+        network.Network(tpp="lognormal")
+    with pytest.raises(ValueError, match="header"):
+        network.Network(mtu=10, header=20)
+
+
+def test_uniform_draws_are_in_the_open_unit_interval():
+    key = rng.stream_key(np.random.SeedSequence(5), "x")
+    u = np.array([rng.uniform(key, 0, k) for k in range(50000)])
+    assert 0 < u.min() and u.max() < 1 and math.isclose(u.mean(), 0.5, abs_tol=0.01)
+
+
+def test_named_streams_are_independent_of_creation_order():
+    seed = np.random.SeedSequence(9)
+    a = rng.generator(seed, "schedule").random(3)
+    rng.generator(seed, "other").random(3)
+    assert np.array_equal(a, rng.generator(seed, "schedule").random(3))
+    assert not np.array_equal(a, rng.generator(seed, "other").random(3))

@@ -1,0 +1,137 @@
+"""The sweep runner: seeds, validation before work, bit-identical Spark results, resume, summary."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import causal_lab.sweep as sweep
+from causal_lab.experiments.base import ParameterError
+from causal_lab.sweep import plan, run_sweep, summarize, task_seed
+from toy_experiment import TOY
+
+METRICS = ["x", "first", "k", "hit"]
+
+
+def direct_rows(tasks, base_seed=sweep.BASE_SEED):
+    """What the sweep must produce: replicate called in-process with each task's seed."""
+    return pd.DataFrame(
+        [TOY.replicate(t.point, task_seed(base_seed, TOY, t.point, t.rep)) for t in tasks]
+    )
+
+
+def state(seed):
+    return tuple(seed.generate_state(4))
+
+
+def test_seed_depends_on_point_and_rep_not_on_plan_order():
+    forward = plan(TOY, "smoke", {"mu": [0.0, 1.0]})
+    backward = plan(TOY, "smoke", {"mu": [1.0, 0.0]})
+    assert {t.key: t.point_index for t in forward} != {t.key: t.point_index for t in backward}
+    seeds = {t.key: state(task_seed(1, TOY, t.point, t.rep)) for t in forward}
+    assert seeds == {t.key: state(task_seed(1, TOY, t.point, t.rep)) for t in backward}
+    assert len(set(seeds.values())) == len(seeds)  # different reps and points differ
+
+
+def test_variant_params_share_the_seed():
+    plain, shifted = ({**TOY.points("smoke")[0], "variant": v} for v in ("plain", "shifted"))
+    assert state(task_seed(7, TOY, plain, 2)) == state(task_seed(7, TOY, shifted, 2))
+    assert state(task_seed(7, TOY, plain, 2)) != state(task_seed(7, TOY, plain, 3))
+    assert state(task_seed(7, TOY, plain, 2)) != state(task_seed(8, TOY, plain, 2))
+
+
+@pytest.mark.parametrize(
+    "overrides, reps",
+    [({"bogus": [1]}, None), ({"n": ["three"]}, None), ({"n": [0]}, None),
+     ({"mu": [0.0, 0.0]}, None), ({}, 0)],
+    ids=["unknown", "ill-typed", "failing-check", "repeated-point", "zero-reps"],
+)
+def test_bad_parameters_fail_before_any_work(tmp_path, monkeypatch, overrides, reps):
+    monkeypatch.setattr(sweep, "spark_session", lambda: pytest.fail("Spark started"))
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(ParameterError):
+        run_sweep(TOY, "smoke", overrides, reps=reps, out=out, progress=False)
+    assert not any(out.iterdir())
+
+
+@pytest.fixture(scope="module")
+def default_sweep(tmp_path_factory):
+    out = tmp_path_factory.mktemp("default")
+    return out, run_sweep(TOY, "default", out=out, progress=False)
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("partitions", [None, 1, 5])
+def test_spark_results_are_bit_identical_to_direct_calls(default_sweep, tmp_path, partitions):
+    out, rows = default_sweep
+    if partitions is not None:
+        out = tmp_path
+        rows = run_sweep(TOY, "default", out=out, progress=False, partitions=partitions)
+    tasks = plan(TOY, "default")
+    assert list(rows["task_key"]) == [t.key for t in tasks]
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"part-{t.key}.parquet" for t in tasks)
+    pd.testing.assert_frame_equal(rows[METRICS], direct_rows(tasks), check_exact=True)
+    shifted = rows["variant"] == "shifted"  # common random numbers across variants:
+    assert list(rows.loc[shifted, "first"]) == list(rows.loc[~shifted, "first"])
+
+
+@pytest.mark.spark
+def test_finished_sweep_does_not_start_spark(default_sweep, monkeypatch):
+    out, rows = default_sweep
+    monkeypatch.setattr(sweep, "spark_session", lambda: pytest.fail("Spark started"))
+    pd.testing.assert_frame_equal(run_sweep(TOY, "default", out=out, progress=False), rows)
+
+
+@pytest.mark.spark
+def test_sweep_killed_midway_resumes_without_loss_or_duplicates(tmp_path):
+    out = tmp_path / "out"
+    script = ("import sys, toy_experiment; from causal_lab.sweep import run_sweep; "
+              "run_sweep(toy_experiment.TOY, 'smoke', {'sleep': [0.3]}, reps=8, out=sys.argv[1], "
+              "progress=False)")
+    env = {**os.environ, "SPARK_LOCAL_DIRS": str(tmp_path / "spark")}  # a killed JVM leaves them
+    victim = subprocess.Popen([sys.executable, "-c", script, str(out)], env=env,
+                              start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(out.glob("part-*.parquet"))) < 3:
+            assert victim.poll() is None and time.monotonic() < deadline, "sweep ended or stalled"
+            time.sleep(0.05)
+    finally:
+        os.killpg(victim.pid, signal.SIGKILL)  # the driver, its JVM and the Python workers
+        victim.wait()
+    before = {p.name: p.stat().st_mtime_ns for p in out.glob("part-*.parquet")}
+    assert 3 <= len(before) < 16
+    (out / ".part-0123456789abcdef.parquet.deadbeef.tmp").write_bytes(b"half a file")
+
+    rows = run_sweep(TOY, "smoke", {"sleep": [0.3]}, reps=8, out=out, progress=False)
+
+    expected = plan(TOY, "smoke", {"sleep": [0.3]}, reps=8)
+    assert sorted(rows["task_key"]) == sorted(t.key for t in expected)
+    after = {p.name: p.stat().st_mtime_ns for p in out.glob("part-*.parquet")}
+    assert {name: after[name] for name in before} == before
+    assert not list(out.glob(".*"))
+
+
+@pytest.mark.spark
+def test_summarize_agrees_with_pandas(default_sweep):
+    out, rows = default_sweep
+    summary = summarize(TOY, out)
+    params = [p.name for p in TOY.params]
+    grouped = rows.assign(hit=rows["hit"].astype(float)).groupby(params)
+    n = grouped.size()
+    assert list(summary["reps"]) == list(n)
+    assert list(summary[params].itertuples(index=False, name=None)) == list(n.index)  # sorted
+    for m in METRICS:
+        np.testing.assert_allclose(summary[f"{m}_mean"], grouped[m].mean(), rtol=1e-12)
+        np.testing.assert_allclose(summary[f"{m}_std"], grouped[m].std(), rtol=1e-12)
+        half = stats.t.ppf(0.975, n - 1) * grouped[m].std() / np.sqrt(n)
+        np.testing.assert_allclose(summary[f"{m}_ci95"], half, rtol=1e-12)
+    only_k = summarize(TOY, out, metrics=["k"])
+    assert list(only_k.columns) == [*params, "reps", "k_mean", "k_std", "k_ci95"]
