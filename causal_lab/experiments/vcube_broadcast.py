@@ -1,8 +1,9 @@
-"""Experiments on causal broadcast over VCube per-source trees (seed 000 §5, thesis §4.5).
+"""Experiments on causal broadcast over VCube trees (seed 000 §5, thesis §4.5).
 
-``vcube_broadcast``: every node broadcasts once; one replication returns the counts and means
-behind Table 1 (packets), Figure 7 (latencies) and Figure 9 (buffers).  Every run is checked by
-the causality oracle and must be error-free, duplicate-free and complete.
+``vcube_broadcast``: every node broadcasts once; one replication returns the counts, means and
+histograms behind Tables 1-3 and Figures 6, 7, 9, 10 and 11 (one flat row, so Spark SQL can
+aggregate any column).  Every run is checked by the causality oracle and must be error-free,
+duplicate-free and complete, and the protocol invariants of spec §2.5 are asserted.
 """
 
 from __future__ import annotations
@@ -44,11 +45,36 @@ def network_of(point) -> network.Network:
     )
 
 
+# histogram bins (upper edges inclusive), named as in the papers' tables and figures
+MESSAGES_PER_PACKET = {"1": (1, 1), "2": (2, 2), "3": (3, 3), "4": (4, 4), "5": (5, 5), "6_15": (6, 15), "gt15": (16, 10**9)}
+PACKET_SIZE = {"le100": (0, 100), "100_200": (101, 200), "200_300": (201, 300), "300_400": (301, 400), "gt400": (401, 10**9)}
+DEPENDENCIES = {"0": (0, 0), "1_4": (1, 4), **{f"{a}_{a + 4}": (a, a + 4) for a in range(5, 55, 5)}, "ge55": (55, 10**9)}
+MAX_PENDING = {"le50": (0, 50), "50_100": (51, 100), "100_150": (101, 150), "150_200": (151, 200), "200_250": (201, 250), "gt250": (251, 10**9)}
+
+
+def _histogram(prefix: str, values: np.ndarray, bins: dict) -> dict:
+    return {f"{prefix}_{name}": int(((values >= lo) & (values <= hi)).sum()) for name, (lo, hi) in bins.items()}
+
+
+def check_invariants(run: vcube_broadcast.Run, trees: str) -> None:
+    """Spec §2.5 I1-I3, I7 and the MTU; the oracle checks causal order (I4) separately."""
+    n = run.n_nodes
+    copies = n * (n - 1) + (n - 1 if trees == "single" else 0)  # delegate hops to the root
+    if run.duplicate_receptions or run.packet_messages.sum() != copies:
+        raise AssertionError(f"messages carried {run.packet_messages.sum()} != {copies} or duplicates")
+    if np.isnan(run.deliv_time).any():
+        raise AssertionError("a message was not delivered everywhere")
+    if run.packet_sizes[run.packet_messages > 1].max(initial=0) > 1500:
+        raise AssertionError("an aggregated packet exceeds the MTU")
+
+
 def replicate(point, seed: np.random.SeedSequence) -> dict:
     started = time.perf_counter()
     n = point["n_nodes"]
     run = vcube_broadcast.simulate(
         d=n.bit_length() - 1,
+        aggregate=point["aggregation"],
+        trees=point["trees"],
         window=point["window"],
         sources=point["sources"],
         payload=point["payload"],
@@ -57,18 +83,38 @@ def replicate(point, seed: np.random.SeedSequence) -> dict:
     )
     report = oracle.check(n, run.log_kind, run.log_node, run.log_msg)
     report.assert_ok()
+    check_invariants(run, point["trees"])
     others = ~np.eye(n, dtype=bool)[run.sources]  # (message, node) pairs except the source
     recv = run.recv_time[others] - np.repeat(run.times, n - 1)
     deliv = run.deliv_time[others] - np.repeat(run.times, n - 1)
+    per_sender_max = np.zeros(n, np.int64)
+    np.maximum.at(per_sender_max, run.packet_sender, run.packet_messages)
+    aggregated = run.packet_messages > 1
     return {
         "packets": run.packets,
         "messages_carried": int(run.packet_messages.sum()),
-        "aggregated_packets": int((run.packet_messages > 1).sum()),
+        "aggregated_packets": int(aggregated.sum()),
+        "aggregated_messages": int(run.packet_messages[aggregated].sum()),
+        "mtu_closed_packets": int(run.packet_mtu_closed.sum()),
+        "packets_over_1400": int((run.packet_sizes > 1400).sum()),
+        "max_messages_per_packet": int(run.packet_messages.max()),
+        **_histogram("mpp", run.packet_messages, MESSAGES_PER_PACKET),
+        **_histogram("size", run.packet_sizes, PACKET_SIZE),
+        **_histogram("deps", run.entries - 1, DEPENDENCIES),
+        "deps_gt12": int((run.entries - 1 > 12).sum()),
+        "max_dependencies": int(run.entries.max() - 1),
         "mean_reception_latency": float(recv.mean()),
+        "max_reception_latency": float(recv.max()),
         "mean_delivery_latency": float(deliv.mean()),
         "mean_holding_time": float((deliv - recv).mean()),
+        "delayed_pairs": int((deliv > recv).sum()),
         "mean_queue_wait": float(run.queue_wait.mean()),
         "max_pending": int(run.max_pending.max()),
+        "median_max_pending": float(np.median(run.max_pending)),
+        **_histogram("pend", run.max_pending, MAX_PENDING),
+        "mean_max_aggregation": float(per_sender_max.mean()),
+        **{f"maxagg_{k}": int((per_sender_max == k).sum()) for k in range(1, 21)},
+        "maxagg_gt20": int((per_sender_max > 20).sum()),
         "oracle_errors": report.errors,
         "oracle_duplicates": report.duplicates,
         "oracle_missing": report.missing,
@@ -84,19 +130,20 @@ EXPERIMENT = register(
         source="000 §5.1 Table 1, §5.3 Figure 7; 003 §4.5",
         params=(
             Param("n_nodes", int, 16, "number of nodes N (VCube of dimension log2 N)", check=_N_CHECK, allowed=_N_ALLOWED),
-            Param("aggregation", bool, False, "aggregate causally related messages (Algorithm 2; issue 3)", choices=(False,)),
+            Param("aggregation", bool, False, "aggregate causally related messages (Algorithm 2)"),
+            Param("trees", str, "per_source", "one VCube tree per source, or the single tree of node 0 (§5.5)", choices=tuple(vcube_broadcast.TREES)),
             Param("window", float, 500.0, "broadcast instants are Uniform(0, window) (spec W1)", check=positive, allowed="> 0"),
             Param("sources", str, "permutation", "who broadcasts (spec W2)", choices=workload.SOURCE_MODES),
             Param("payload", int, 50, "application payload per message (bytes)", check=lambda x: x >= 0, allowed=">= 0"),
             *NETWORK_PARAMS,
         ),
         grid={
-            "smoke": {"n_nodes": [8, 16, 32]},
-            "default": {"n_nodes": SIZES},
-            "paper": {"n_nodes": SIZES},
+            "smoke": {"n_nodes": [8, 16, 32], "aggregation": [False, True]},
+            "default": {"n_nodes": SIZES, "aggregation": [False, True]},
+            "paper": {"n_nodes": SIZES, "aggregation": [False, True]},
         },
         reps={"smoke": 2, "default": 3, "paper": 30},
         replicate=replicate,
-        variant_params=("aggregation",),
+        variant_params=("aggregation", "trees", "payload"),
     )
 )

@@ -1,33 +1,51 @@
-"""Causal broadcast over VCube per-source spanning trees (seed 000 §4, thesis ch. 4).
+"""Causal broadcast over VCube spanning trees, with and without aggregation (seed 000 §4, thesis ch. 4).
 
 Follow one message from broadcast to delivery:
 
-1. ``BROADCAST`` event at its scheduled instant: the source increments its own vector-clock
-   entry, the message records the source's vector clock (its causal past), the source delivers
-   it locally and sends one copy to each of its ``d`` children in its own tree (``_broadcast``).
-2. ``ARRIVAL`` of a packet at node i from its parent j: every message in it is received
-   (``_receive``), forwarded to i's children in the message's tree, which depend only on
-   (i, j) (spec §1.4), and made pending.
-3. Causal delivery (``_try_deliver``): a pending message x from s is delivered once
-   ``x.vc[s] == VC[s] + 1`` and ``x.vc[l] <= VC[l]`` for every other l.  Instead of rescanning
-   the pending set, a blocked message waits on the first vector entry it needs (node, source)
-   and is woken when that entry grows: the same deliveries as the paper's repeated scan
-   (spec §2.2), in time linear in the number of dependencies.
+1. ``broadcast`` (a ``BROADCAST`` event at its scheduled instant): the source increments its own
+   vector-clock entry, the message records the source's vector clock (its causal past), the
+   source delivers it locally and sends one copy to each of its ``d`` children in its own tree.
+2. ``on_packet`` (an ``ARRIVAL`` event at node i, from its parent j): every message of the
+   packet is received, appended to ``PENDING`` and ``VMAX`` (highest contiguous sequence number
+   received per source) advances; then the message is forwarded to i's children in its tree,
+   which depend only on (i, j) (spec §1.4):
 
-Every run records an event log (broadcasts and deliveries in the order they happen) that the
+   * without aggregation, at once and alone;
+   * with aggregation (Algorithm 2, ``_check_agg``), together with every pending message that
+     is causally after it and no longer held for that child; a message is *held* for child k
+     while one of its predecessors that i itself must relay to k has not been received.
+
+3. ``_deliver_ready`` (CHECKDELIVERY, once per packet): a pending message x from s is delivered
+   once ``x.vc[s] == VC[s] + 1`` and ``x.vc[l] <= VC[l]`` for every other l.
+
+Two indexes keep this linear in the number of dependencies instead of rescanning ``PENDING``
+(same decisions as the paper's scans, spec §2.2):
+
+* a message blocked for *delivery* waits on the first vector entry (node, source) it needs and
+  is re-examined when that entry grows;
+* a pending entry (message x at node i) counts, per *level*, its predecessors missing at i; a
+  missing predecessor from source l blocks the children of i in l's tree, which are the first
+  ``level(l) = n_tree_children(i, l)`` children of i.  x may go to child number t iff
+  ``t >= hold[x at i]``, the highest level with a missing predecessor.  Counts drop when ``VMAX``
+  advances (per (node, source) waiting lists, as for delivery).
+
+Trees: ``PER_SOURCE`` (VCube, one tree per source) or ``SINGLE_TREE`` (seed 000 §5.5: every
+message follows the tree of node 0; a source other than 0 first sends its message to node 0,
+which relays it to its d children; a source receiving its own message back forwards it alone).
+
+Every run records an event log (broadcasts and deliveries, in the order they happen) that the
 independent ``causal_lab.oracle`` checks against the true happened-before relation.
-
-Variants: ``aggregate=False`` is the paper's "No aggr." baseline (each received message is
-forwarded at once, alone).  The aggregation protocol (Algorithm 2) comes with issue 3.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections import namedtuple
 
 import numba
 import numpy as np
-from numba.typed import List
+from numba import types
+from numba.typed import Dict, List
 
 from causal_lab import events, network, topology, workload
 from causal_lab.buffers import to_array
@@ -36,9 +54,37 @@ BROADCAST = 0
 ARRIVAL = 1
 SOURCE_ID_BYTES = 2  # thesis accounting (spec §3.3, W7)
 ENTRY_BYTES = 4
-
+PER_SOURCE = 0
+SINGLE_TREE = 1
+TREES = {"per_source": PER_SOURCE, "single": SINGLE_TREE}
 LOG_BROADCAST = 0
 LOG_DELIVER = 1
+
+State = namedtuple(
+    "State",
+    [
+        # configuration
+        "d", "n", "aggregate", "trees", "payload", "header", "mtu", "net", "net_state",
+        # node state: delivered counts VC, contiguous received VMAX, Birman bookkeeping
+        "vc", "vmax", "changed", "n_changed",
+        # messages (id = broadcast order): source, sequence number, dense vector clock,
+        # sparse dependencies (CSR, for delivery), Birman entries, (source, seq) -> id
+        "msg_src", "msg_seq", "msg_vc", "dep_ptr", "dep_src", "dep_cnt", "entries", "seq_msg",
+        # per (message, node): reception/delivery time, packet that brought it
+        "recv_time", "deliv_time", "recv_pkt",
+        # PENDING per node: insertion-ordered doubly linked list over entries e = m * n + i
+        "p_head", "p_tail", "p_next", "p_prev", "n_pending", "max_pending",
+        # holds for forwarding: missing predecessors per (entry, level), waiting lists per (node, source)
+        "hold_count", "hold", "f_head", "f_entry", "f_need", "f_level", "f_next",
+        # deliveries: blocked messages parked per (node, source)
+        "w_head", "w_msg", "w_pos", "w_next",
+        # packets
+        "pkt_sender", "pkt_receiver", "pkt_first", "pkt_len", "pkt_msgs", "pkt_size",
+        "pkt_wait", "pkt_mtu_closed",
+        # event log for the oracle, and counters [duplicate receptions, events]
+        "log_kind", "log_node", "log_msg", "counters", "scratch",
+    ],
+)
 
 
 @dataclasses.dataclass
@@ -51,9 +97,12 @@ class Run:
     entries: np.ndarray  # int64[M] Birman-compressed vector-clock entries
     recv_time: np.ndarray  # float64[M, N] (nan where not received; the source never receives)
     deliv_time: np.ndarray  # float64[M, N]
+    recv_packet: np.ndarray  # int64[M, N] packet that brought the message (-1: none)
     packets: int
-    packet_sizes: np.ndarray  # int64[packets]
+    packet_sender: np.ndarray  # int64[packets]
+    packet_sizes: np.ndarray  # int64[packets] bytes
     packet_messages: np.ndarray  # int64[packets] messages per packet
+    packet_mtu_closed: np.ndarray  # bool[packets]: closed because the next message did not fit
     queue_wait: np.ndarray  # float64[packets]
     max_pending: np.ndarray  # int64[N] per node, maximum number of received undelivered messages
     duplicate_receptions: int
@@ -63,198 +112,389 @@ class Run:
     events: int
 
 
-@numba.njit(cache=True)
-def _message_size(payload, entries):
-    return payload + SOURCE_ID_BYTES + ENTRY_BYTES * entries
+def new_state(d, n_messages, aggregate, trees, payload, net: network.Network, seed) -> State:
+    """Empty state of a d-VCube that will see ``n_messages`` broadcasts."""
+    n = 1 << d
+    m = n_messages
+    i64, f64 = types.int64, types.float64
+    return State(
+        d, n, aggregate, trees, payload, net.header, net.mtu, net.params(seed),
+        network.new_state(n),
+        np.zeros((n, n), np.int32), np.zeros((n, n), np.int32), np.zeros((n, n), np.bool_),
+        np.zeros(n, np.int64),
+        np.full(m, -1, np.int64), np.zeros(m, np.int64), np.zeros((m, n), np.int32),
+        np.zeros(m + 1, np.int64), List.empty_list(i64), List.empty_list(i64),
+        np.zeros(m, np.int64), Dict.empty(i64, i64),
+        np.full((m, n), np.nan), np.full((m, n), np.nan), np.full((m, n), -1, np.int64),
+        np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.full(m * n, -1, np.int64),
+        np.full(m * n, -1, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+        np.zeros((m * n, d + 1), np.int32), np.zeros(m * n, np.int8), np.full(n * n, -1, np.int64),
+        List.empty_list(i64), List.empty_list(i64), List.empty_list(i64), List.empty_list(i64),
+        np.full(n * n, -1, np.int64), List.empty_list(i64), List.empty_list(i64), List.empty_list(i64),
+        List.empty_list(i64), List.empty_list(i64), List.empty_list(i64), List.empty_list(i64),
+        List.empty_list(i64), List.empty_list(i64), List.empty_list(f64), List.empty_list(types.boolean),
+        List.empty_list(types.int8), List.empty_list(i64), List.empty_list(i64),
+        np.zeros(2, np.int64), List.empty_list(i64),
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# Broadcast and reception
+# ------------------------------------------------------------------------------------------
 
 
 @numba.njit(cache=True)
-def _check_from(i, x, pos, n, vc, src, seq, dep_ptr, dep_src, dep_cnt, w_head, w_msg, w_pos, w_next):
-    """Is x deliverable at i?  If not, park it on the first unmet vector entry."""
-    s = src[x]
+def define_message(st, m, s, vc_row):
+    """Register message ``m`` from ``s`` whose vector clock is ``vc_row`` (messages in id order)."""
+    st.msg_src[m] = s
+    st.msg_seq[m] = vc_row[s]
+    st.seq_msg[s * len(st.msg_src) + vc_row[s]] = m
+    for l in range(st.n):
+        st.msg_vc[m, l] = vc_row[l]
+        if l != s and vc_row[l] > 0:
+            st.dep_src.append(l)
+            st.dep_cnt.append(vc_row[l])
+    st.dep_ptr[m + 1] = len(st.dep_src)
+
+
+@numba.njit(cache=True)
+def broadcast(st, q, m, i, now):
+    st.vc[i, i] += 1
+    st.vmax[i, i] = st.vc[i, i]
+    define_message(st, m, i, st.vc[i])
+    st.entries[m] = 1 + st.n_changed[i]  # Birman: entries changed since i's last broadcast
+    st.changed[i, :] = False
+    st.n_changed[i] = 0
+    st.deliv_time[m, i] = now
+    _log(st, LOG_BROADCAST, i, m)
+    one = st.scratch
+    one.clear()
+    one.append(m)
+    if st.trees == SINGLE_TREE and i != 0:
+        _send(st, q, i, 0, one, now, False)  # the delegate hop to the root of the single tree
+        return
+    for t in range(st.d):
+        _send(st, q, i, i ^ (1 << t), one, now, False)
+
+
+@numba.njit(cache=True)
+def on_packet(st, q, p, i, now):
+    j = st.pkt_sender[p]
+    if st.trees == SINGLE_TREE:
+        kids = topology.n_tree_children(i, 0, st.d)
+    else:
+        kids = topology.children_after(i, j)
+    for k in range(st.pkt_first[p], st.pkt_first[p] + st.pkt_len[p]):
+        m = st.pkt_msgs[k]
+        if st.msg_src[m] == i:  # single tree: my own message coming back down the tree
+            one = st.scratch
+            one.clear()
+            one.append(m)
+            for t in range(kids):
+                _send(st, q, i, i ^ (1 << t), one, now, False)
+            continue
+        if not np.isnan(st.recv_time[m, i]):
+            st.counters[0] += 1  # a duplicate: the invariants test that this never happens
+            continue
+        st.recv_time[m, i] = now
+        st.recv_pkt[m, i] = p
+        _add_pending(st, i, m)
+        _advance_vmax(st, i, st.msg_src[m])
+        for t in range(kids):
+            _check_agg(st, q, i, t, m, now)
+    _deliver_ready(st, i, p, now)
+    if st.n_pending[i] > st.max_pending[i]:
+        st.max_pending[i] = st.n_pending[i]
+
+
+@numba.njit(cache=True)
+def _check_agg(st, q, i, t, m, now):
+    """Send to child number t of i the pending messages that may go with m (CHECKAGG)."""
+    batch = st.scratch
+    batch.clear()
+    if not st.aggregate:
+        batch.append(m)
+        _send_split(st, q, i, i ^ (1 << t), batch, now)
+        return
+    if st.hold[m * st.n + i] > t:
+        return  # m itself is held for this child: so is everything causally after it
+    s = st.msg_src[m]
+    e = st.p_head[i]
+    while e != -1:
+        x = e // st.n
+        if (st.msg_vc[x, s] >= st.msg_seq[m] and st.hold[e] <= t
+                and (st.trees == SINGLE_TREE or t < topology.n_tree_children(i, st.msg_src[x], st.d))):
+            batch.append(x)
+        e = st.p_next[e]
+    _send_split(st, q, i, i ^ (1 << t), batch, now)
+
+
+# ------------------------------------------------------------------------------------------
+# PENDING, VMAX and the holds
+# ------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _level(st, i, l):
+    """How many of i's children a missing message from l blocks (its tree's children of i)."""
+    if st.trees == SINGLE_TREE:
+        return st.d
+    return topology.n_tree_children(i, l, st.d)
+
+
+@numba.njit(cache=True)
+def _add_pending(st, i, x):
+    e = x * st.n + i
+    st.p_prev[e] = st.p_tail[i]
+    st.p_next[e] = -1
+    if st.p_tail[i] == -1:
+        st.p_head[i] = e
+    else:
+        st.p_next[st.p_tail[i]] = e
+    st.p_tail[i] = e
+    st.n_pending[i] += 1
+    if not st.aggregate:
+        return
+    s = st.msg_src[x]
+    # own-source predecessor: all messages 1..seq of s must be received (x itself included)
+    _need(st, e, i, s, st.msg_seq[x])
+    for k in range(st.dep_ptr[x], st.dep_ptr[x + 1]):
+        _need(st, e, i, st.dep_src[k], st.dep_cnt[k])
+
+
+@numba.njit(cache=True)
+def _need(st, e, i, l, count):
+    """Entry e needs messages 1..count of l received at i before going to l's children of i."""
+    if count <= st.vmax[i, l]:
+        return
+    level = _level(st, i, l)
+    if level == 0:
+        return  # i relays nothing of l's tree: no child to hold for
+    st.hold_count[e, level] += 1
+    if level > st.hold[e]:
+        st.hold[e] = level
+    slot = i * st.n + l
+    st.f_entry.append(e)
+    st.f_need.append(count)
+    st.f_level.append(level)
+    st.f_next.append(st.f_head[slot])
+    st.f_head[slot] = len(st.f_entry) - 1
+
+
+@numba.njit(cache=True)
+def _advance_vmax(st, i, s):
+    """VMAX[s] moves over every contiguously received message of s; release what it unblocks."""
+    m_total = len(st.msg_src)
+    moved = False
+    while True:
+        key = s * m_total + st.vmax[i, s] + 1
+        if key not in st.seq_msg or np.isnan(st.recv_time[st.seq_msg[key], i]):
+            break
+        st.vmax[i, s] += 1
+        moved = True
+    if not moved or not st.aggregate:
+        return
+    slot = i * st.n + s
+    w = st.f_head[slot]
+    st.f_head[slot] = -1
+    while w != -1:
+        nxt = st.f_next[w]
+        if st.f_need[w] <= st.vmax[i, s]:
+            e = st.f_entry[w]
+            level = st.f_level[w]
+            st.hold_count[e, level] -= 1
+            while st.hold[e] > 0 and st.hold_count[e, st.hold[e]] == 0:
+                st.hold[e] -= 1
+        else:
+            st.f_next[w] = st.f_head[slot]
+            st.f_head[slot] = w
+        w = nxt
+
+
+# ------------------------------------------------------------------------------------------
+# Delivery
+# ------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _deliverable(st, i, x, pos):
+    """Is x deliverable at i?  If not, park it on the first vector entry it still needs."""
+    s = st.msg_src[x]
     if pos < 0:
-        if vc[i, s] < seq[x] - 1:
-            _park(i * n + s, x, -1, w_head, w_msg, w_pos, w_next)
+        if st.vc[i, s] < st.msg_seq[x] - 1:
+            _park(st, i * st.n + s, x, -1)
             return False
         pos = 0
-    for k in range(dep_ptr[x] + pos, dep_ptr[x + 1]):
-        l = dep_src[k]
-        if vc[i, l] < dep_cnt[k]:
-            _park(i * n + l, x, k - dep_ptr[x], w_head, w_msg, w_pos, w_next)
+    for k in range(st.dep_ptr[x] + pos, st.dep_ptr[x + 1]):
+        if st.vc[i, st.dep_src[k]] < st.dep_cnt[k]:
+            _park(st, i * st.n + st.dep_src[k], x, k - st.dep_ptr[x])
             return False
     return True
 
 
 @numba.njit(cache=True)
-def _park(slot, x, pos, w_head, w_msg, w_pos, w_next):
-    w_msg.append(x)
-    w_pos.append(pos)
-    w_next.append(w_head[slot])
-    w_head[slot] = len(w_msg) - 1
+def _park(st, slot, x, pos):
+    st.w_msg.append(x)
+    st.w_pos.append(pos)
+    st.w_next.append(st.w_head[slot])
+    st.w_head[slot] = len(st.w_msg) - 1
 
 
 @numba.njit(cache=True)
-def _simulate(d, times, sources, payload, header, net, net_state):
-    n = 1 << d
-    m_total = len(times)
-    vc = np.zeros((n, n), np.int32)  # delivered counts per node and source
-    changed = np.zeros((n, n), np.bool_)  # entries changed since the node's last broadcast
-    n_changed = np.zeros(n, np.int64)
-    seq = np.zeros(m_total, np.int64)
-    entries = np.zeros(m_total, np.int64)
-    dep_ptr = np.zeros(m_total + 1, np.int64)
-    dep_src = List.empty_list(np.int64)
-    dep_cnt = List.empty_list(np.int64)
-    recv_time = np.full((m_total, n), np.nan)
-    deliv_time = np.full((m_total, n), np.nan)
-    pending = np.zeros(n, np.int64)
-    max_pending = np.zeros(n, np.int64)
-    duplicates = 0
-    # packets: messages pkt_msgs[pkt_first[p] : pkt_first[p] + pkt_len[p]]
-    pkt_sender = List.empty_list(np.int64)
-    pkt_first = List.empty_list(np.int64)
-    pkt_len = List.empty_list(np.int64)
-    pkt_msgs = List.empty_list(np.int64)
-    pkt_size = List.empty_list(np.int64)
-    pkt_wait = List.empty_list(np.float64)
-    # waiters: blocked messages parked per (node, source) as linked lists
-    w_head = np.full(n * n, -1, np.int64)
-    w_msg = List.empty_list(np.int64)
-    w_pos = List.empty_list(np.int64)
-    w_next = List.empty_list(np.int64)
-    # event log for the oracle
-    log_kind = List.empty_list(np.int8)
-    log_node = List.empty_list(np.int64)
-    log_msg = List.empty_list(np.int64)
-    stack = List.empty_list(np.int64)
+def _deliver_ready(st, i, p, now):
+    """CHECKDELIVERY after packet p: deliver what became deliverable at i, transitively.
 
+    Messages received earlier are already parked on the entry they wait for, so only the
+    packet's new messages need a look; each delivery wakes the messages parked on its entry.
+    """
+    ready = List.empty_list(types.int64)
+    for k in range(st.pkt_first[p], st.pkt_first[p] + st.pkt_len[p]):
+        x = st.pkt_msgs[k]
+        if st.recv_pkt[x, i] == p and _deliverable(st, i, x, -1):
+            ready.append(x)
+    while len(ready) > 0:
+        x = ready.pop()
+        s = st.msg_src[x]
+        st.vc[i, s] += 1
+        if not st.changed[i, s]:
+            st.changed[i, s] = True
+            st.n_changed[i] += 1
+        st.deliv_time[x, i] = now
+        _remove_pending(st, i, x * st.n + i)
+        _log(st, LOG_DELIVER, i, x)
+        slot = i * st.n + s
+        w = st.w_head[slot]
+        st.w_head[slot] = -1
+        while w != -1:
+            nxt = st.w_next[w]
+            if _deliverable(st, i, st.w_msg[w], st.w_pos[w]):
+                ready.append(st.w_msg[w])
+            w = nxt
+
+
+@numba.njit(cache=True)
+def _remove_pending(st, i, e):
+    prev, nxt = st.p_prev[e], st.p_next[e]
+    if prev == -1:
+        st.p_head[i] = nxt
+    else:
+        st.p_next[prev] = nxt
+    if nxt == -1:
+        st.p_tail[i] = prev
+    else:
+        st.p_prev[nxt] = prev
+    st.n_pending[i] -= 1
+
+
+# ------------------------------------------------------------------------------------------
+# Sending
+# ------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _message_size(st, x):
+    return st.payload + SOURCE_ID_BYTES + ENTRY_BYTES * st.entries[x]
+
+
+@numba.njit(cache=True)
+def _send_split(st, q, i, k, batch, now):
+    """Send ``batch`` to k in as few packets as the MTU allows (spec §3.3), in batch order."""
+    if len(batch) == 0:
+        return
+    part = List.empty_list(types.int64)
+    size = st.header
+    for x in batch:
+        if len(part) > 0 and size + _message_size(st, x) > st.mtu:
+            _send(st, q, i, k, part, now, True)
+            part.clear()
+            size = st.header
+        part.append(x)
+        size += _message_size(st, x)
+    _send(st, q, i, k, part, now, False)
+
+
+@numba.njit(cache=True)
+def _send(st, q, i, k, msgs, now, mtu_closed):
+    p = len(st.pkt_first)
+    size = st.header
+    st.pkt_first.append(len(st.pkt_msgs))
+    for x in msgs:
+        st.pkt_msgs.append(x)
+        size += _message_size(st, x)
+    st.pkt_sender.append(i)
+    st.pkt_receiver.append(k)
+    st.pkt_len.append(len(msgs))
+    st.pkt_size.append(size)
+    st.pkt_mtu_closed.append(mtu_closed)
+    arrival, wait = network.send(st.net, st.net_state, i, now)
+    st.pkt_wait.append(wait)
+    events.schedule(q, arrival, ARRIVAL, p, k)
+
+
+@numba.njit(cache=True)
+def _log(st, kind, i, m):
+    st.log_kind.append(np.int8(kind))
+    st.log_node.append(i)
+    st.log_msg.append(m)
+
+
+# ------------------------------------------------------------------------------------------
+# The run
+# ------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _run(st, times, sources):
     q = events.new_queue()
-    for m in range(m_total):
-        events.schedule(q, times[m], BROADCAST, m, 0)
-    n_events = 0
+    for m in range(len(times)):
+        events.schedule(q, times[m], BROADCAST, m, sources[m])
     while not events.empty(q):
         now, kind, a, b = events.pop(q)
-        n_events += 1
+        st.counters[1] += 1
         if kind == BROADCAST:
-            m = a
-            i = sources[m]
-            # the message's causal past: every non-zero entry of the source's vector clock
-            vc[i, i] += 1
-            seq[m] = vc[i, i]
-            for l in range(n):
-                if l != i and vc[i, l] > 0:
-                    dep_src.append(l)
-                    dep_cnt.append(vc[i, l])
-            dep_ptr[m + 1] = len(dep_src)
-            entries[m] = 1 + n_changed[i]  # Birman: entries changed since i's last broadcast
-            for l in range(n):
-                changed[i, l] = False
-            n_changed[i] = 0
-            deliv_time[m, i] = now
-            log_kind.append(np.int8(LOG_BROADCAST))
-            log_node.append(i)
-            log_msg.append(m)
-            size = header + _message_size(payload, entries[m])
-            for u in range(d):
-                _send_one(net, net_state, q, now, i, i ^ (1 << u), m, size,
-                          pkt_sender, pkt_first, pkt_len, pkt_msgs, pkt_size, pkt_wait)
+            broadcast(st, q, a, b, now)
         else:
-            p = a
-            i = b
-            j = pkt_sender[p]
-            for k in range(pkt_first[p], pkt_first[p] + pkt_len[p]):
-                m = pkt_msgs[k]
-                if not np.isnan(recv_time[m, i]):
-                    duplicates += 1
-                    continue
-                recv_time[m, i] = now
-                pending[i] += 1
-                size = header + _message_size(payload, entries[m])
-                for u in range(topology.children_after(i, j)):
-                    _send_one(net, net_state, q, now, i, i ^ (1 << u), m, size,
-                              pkt_sender, pkt_first, pkt_len, pkt_msgs, pkt_size, pkt_wait)
-                if _check_from(i, m, -1, n, vc, sources, seq, dep_ptr, dep_src, dep_cnt,
-                               w_head, w_msg, w_pos, w_next):
-                    stack.append(m)
-                # deliver m and every message it unblocks, transitively
-                while len(stack) > 0:
-                    x = stack.pop()
-                    s = sources[x]
-                    vc[i, s] += 1
-                    if not changed[i, s]:
-                        changed[i, s] = True
-                        n_changed[i] += 1
-                    pending[i] -= 1
-                    deliv_time[x, i] = now
-                    log_kind.append(np.int8(LOG_DELIVER))
-                    log_node.append(i)
-                    log_msg.append(x)
-                    slot = i * n + s
-                    w = w_head[slot]
-                    w_head[slot] = -1
-                    while w != -1:
-                        nxt = w_next[w]
-                        if _check_from(i, w_msg[w], w_pos[w], n, vc, sources, seq, dep_ptr,
-                                       dep_src, dep_cnt, w_head, w_msg, w_pos, w_next):
-                            stack.append(w_msg[w])
-                        w = nxt
-            if pending[i] > max_pending[i]:
-                max_pending[i] = pending[i]
-    i64 = np.empty(0, np.int64)
-    return (entries, recv_time, deliv_time, to_array(pkt_len, i64), to_array(pkt_size, i64),
-            to_array(pkt_wait, np.empty(0, np.float64)), max_pending, duplicates,
-            to_array(log_kind, np.empty(0, np.int8)), to_array(log_node, i64),
-            to_array(log_msg, i64), n_events)
+            on_packet(st, q, a, b, now)
 
 
 @numba.njit(cache=True)
-def _send_one(net, net_state, q, now, sender, receiver, m, size,
-              pkt_sender, pkt_first, pkt_len, pkt_msgs, pkt_size, pkt_wait):
-    """Send the one-message packet [m]."""
-    p = len(pkt_first)
-    pkt_sender.append(sender)
-    pkt_first.append(len(pkt_msgs))
-    pkt_len.append(1)
-    pkt_msgs.append(m)
-    pkt_size.append(size)
-    arrival, wait = network.send(net, net_state, sender, now)
-    pkt_wait.append(wait)
-    events.schedule(q, arrival, ARRIVAL, p, receiver)
+def packet_arrays(st):
+    """The packet table and the log as numpy arrays (converted in compiled code: fast)."""
+    i64 = np.empty(0, np.int64)
+    return (to_array(st.pkt_sender, i64), to_array(st.pkt_len, i64), to_array(st.pkt_size, i64),
+            to_array(st.pkt_mtu_closed, np.empty(0, np.bool_)),
+            to_array(st.pkt_wait, np.empty(0, np.float64)),
+            to_array(st.log_kind, np.empty(0, np.int8)), to_array(st.log_node, i64),
+            to_array(st.log_msg, i64))
 
 
 def simulate(
     d: int,
+    aggregate: bool = False,
+    trees: str = "per_source",
     window: float = 500.0,
     sources: str = "permutation",
     payload: int = 50,
     net: network.Network | None = None,
     seed: np.random.SeedSequence | None = None,
 ) -> Run:
-    """One run in which every node broadcasts once (spec §3.4); see the module docstring."""
+    """One run in which the scheduled nodes broadcast (spec §3.4); see the module docstring."""
     if d < 1:
         raise ValueError(f"d must be >= 1, got {d}")
+    if trees not in TREES:
+        raise ValueError(f"trees must be one of {', '.join(TREES)}, got {trees!r}")
     net = net or network.Network()
     seed = seed if seed is not None else np.random.SeedSequence(0)
     n = 1 << d
     times, who = workload.one_shot(n, window, sources, seed)
-    out = _simulate(d, times, who, payload, net.header, net.params(seed), network.new_state(n))
-    (entries, recv_time, deliv_time, pkt_len, pkt_size, pkt_wait, max_pending,
-     duplicates, log_kind, log_node, log_msg, n_events) = out
+    st = new_state(d, len(times), bool(aggregate), TREES[trees], int(payload), net, seed)
+    _run(st, times, who)
+    sender, length, size, closed, wait, kind, node, msg = packet_arrays(st)
     return Run(
-        n_nodes=n,
-        sources=who,
-        times=times,
-        entries=entries,
-        recv_time=recv_time,
-        deliv_time=deliv_time,
-        packets=len(pkt_len),
-        packet_sizes=pkt_size,
-        packet_messages=pkt_len,
-        queue_wait=pkt_wait,
-        max_pending=max_pending,
-        duplicate_receptions=int(duplicates),
-        log_kind=log_kind,
-        log_node=log_node,
-        log_msg=log_msg,
-        events=int(n_events),
+        n_nodes=n, sources=who, times=times, entries=st.entries,
+        recv_time=st.recv_time, deliv_time=st.deliv_time, recv_packet=st.recv_pkt,
+        packets=len(length), packet_sender=sender, packet_sizes=size, packet_messages=length,
+        packet_mtu_closed=closed, queue_wait=wait, max_pending=st.max_pending,
+        duplicate_receptions=int(st.counters[0]),
+        log_kind=kind, log_node=node, log_msg=msg, events=int(st.counters[1]),
     )
