@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -31,10 +32,17 @@ def output_dir(scale: str) -> Path:
     return folder
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def run(scale: str, pattern: str = "*.ipynb") -> list[tuple[str, float, str]]:
     """Run the notebooks; return (name, seconds, error or '') per notebook."""
+    signal.signal(signal.SIGTERM, _interrupt)  # a terminated batch cleans up like Ctrl-C
     outcomes = []
     out_dir = output_dir(scale)
+    for stale in out_dir.glob(".*.tmp.ipynb"):
+        stale.unlink()
     for nb in tqdm(notebooks(pattern), desc=f"notebooks ({scale})", unit="nb"):
         target = out_dir / nb.name
         tmp = target.with_name(f".{nb.stem}.tmp.ipynb")

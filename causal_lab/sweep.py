@@ -4,9 +4,9 @@ Why one file per task, written by the Spark worker that ran it: results never tr
 the driver, a finished replication is on disk the moment it ends, and resuming is a directory
 listing.  Each file appears atomically (temp name in the same directory, fsync, ``os.replace``),
 so after a crash, even ``kill -9``, a ``part-<key>.parquet`` file is either complete or absent;
-rerunning the sweep skips the present ones and deletes stray ``.part-*.tmp`` files.  Run one
-sweep per output directory at a time (a second one would delete the first one's temp files),
-on a filesystem that the driver and every executor see at the same path.
+rerunning the sweep skips the present ones and deletes stray ``.part-*.tmp`` files older than
+an hour (younger ones may belong to a concurrent sweep, e.g. two notebooks sharing results).
+Use a filesystem that the driver and every executor see at the same path.
 
 Why seeds come from the task and not from its position: ``task_seed`` derives a replication's
 ``SeedSequence`` from the base seed, the experiment name, the parameter point and the
@@ -35,6 +35,7 @@ import importlib
 import json
 import os
 import threading
+import time
 import uuid
 import zlib
 from pathlib import Path
@@ -53,6 +54,7 @@ from causal_lab.experiments.base import Experiment, ParameterError, get
 from causal_lab.spark import spark_session
 
 BASE_SEED = 20181113
+STRAY_AGE_S = 3600.0
 EXTRA_EXPERIMENTS_ENV = "CAUSAL_LAB_EXTRA_EXPERIMENTS"
 BOOKKEEPING = ("rep", "base_seed", "seed_entropy", "task_key")
 
@@ -183,7 +185,9 @@ def run_sweep(
     out = Path(out) if out is not None else default_out(experiment)
     out.mkdir(parents=True, exist_ok=True)
     for stray in out.glob(".part-*.tmp"):
-        stray.unlink(missing_ok=True)
+        # left by a killed sweep; a recent one may belong to a sweep running right now
+        if time.time() - stray.stat().st_mtime > STRAY_AGE_S:
+            stray.unlink(missing_ok=True)
     existing = set(os.listdir(out))
     pending = [t for t in tasks if _part_name(t.key) not in existing]
     if pending:

@@ -13,7 +13,7 @@ from scipy import stats
 
 import causal_lab.sweep as sweep
 from causal_lab.experiments.base import ParameterError
-from causal_lab.sweep import plan, run_sweep, summarize, task_seed
+from causal_lab.sweep import STRAY_AGE_S, plan, run_sweep, summarize, task_seed
 from toy_experiment import TOY
 
 METRICS = ["x", "first", "k", "hit"]
@@ -108,7 +108,9 @@ def test_sweep_killed_midway_resumes_without_loss_or_duplicates(tmp_path):
         victim.wait()
     before = {p.name: p.stat().st_mtime_ns for p in out.glob("part-*.parquet")}
     assert 3 <= len(before) < 16
-    (out / ".part-0123456789abcdef.parquet.deadbeef.tmp").write_bytes(b"half a file")
+    old = out / ".part-0123456789abcdef.parquet.deadbeef.tmp"
+    old.write_bytes(b"half a file")
+    os.utime(old, (time.time() - 2 * STRAY_AGE_S,) * 2)  # left by a sweep killed long ago
 
     rows = run_sweep(TOY, "smoke", {"sleep": [0.3]}, reps=8, out=out, progress=False)
 
@@ -116,7 +118,7 @@ def test_sweep_killed_midway_resumes_without_loss_or_duplicates(tmp_path):
     assert sorted(rows["task_key"]) == sorted(t.key for t in expected)
     after = {p.name: p.stat().st_mtime_ns for p in out.glob("part-*.parquet")}
     assert {name: after[name] for name in before} == before
-    assert not list(out.glob(".*"))
+    assert not old.exists()  # recent temp files may belong to a concurrent sweep: kept, ignored
 
 
 @pytest.mark.spark

@@ -56,6 +56,28 @@ def _histogram(prefix: str, values: np.ndarray, bins: dict) -> dict:
     return {f"{prefix}_{name}": int(((values >= lo) & (values <= hi)).sum()) for name, (lo, hi) in bins.items()}
 
 
+def causal_barrier_sizes(run: vcube_broadcast.Run) -> np.ndarray:
+    """Direct predecessors per message (thesis §2.2.3, spec Figure 3.1).
+
+    The candidates of m are, for every source l with ``m.vc[l] > 0`` (l = m's source: its
+    previous message), the message (l, m.vc[l]); a candidate x is indirect when another
+    candidate y already knows it: ``y.vc[x.s] >= x.vc[x.s]``.
+    """
+    vcs, src = run.vector_clocks, run.sources
+    by_key = {(int(s), int(vcs[m, s])): m for m, s in enumerate(src)}
+    sizes = np.zeros(len(src), np.int64)
+    for m, s in enumerate(src):
+        own = vcs[m].copy()
+        own[s] -= 1
+        cand = np.array([by_key[(l, int(own[l]))] for l in np.flatnonzero(own)], np.int64)
+        if len(cand) == 0:
+            continue
+        known = vcs[cand][:, src[cand]] >= vcs[cand, src[cand]][None, :]  # [y, x]: y knows x
+        np.fill_diagonal(known, False)
+        sizes[m] = int((~known.any(axis=0)).sum())
+    return sizes
+
+
 def check_invariants(run: vcube_broadcast.Run, trees: str) -> None:
     """Spec §2.5 I1-I3, I7 and the MTU; the oracle checks causal order (I4) separately."""
     n = run.n_nodes
@@ -68,12 +90,12 @@ def check_invariants(run: vcube_broadcast.Run, trees: str) -> None:
         raise AssertionError("an aggregated packet exceeds the MTU")
 
 
-def replicate(point, seed: np.random.SeedSequence) -> dict:
-    started = time.perf_counter()
+def _verified_run(point, seed, aggregate) -> vcube_broadcast.Run:
+    """One simulated run, checked by the oracle and the invariants (raises otherwise)."""
     n = point["n_nodes"]
     run = vcube_broadcast.simulate(
         d=n.bit_length() - 1,
-        aggregate=point["aggregation"],
+        aggregate=aggregate,
         trees=point["trees"],
         window=point["window"],
         sources=point["sources"],
@@ -81,15 +103,45 @@ def replicate(point, seed: np.random.SeedSequence) -> dict:
         net=network_of(point),
         seed=seed,
     )
-    report = oracle.check(n, run.log_kind, run.log_node, run.log_msg)
-    report.assert_ok()
+    oracle.check(n, run.log_kind, run.log_node, run.log_msg).assert_ok()
     check_invariants(run, point["trees"])
+    return run
+
+
+def replicate_pairs(point, seed: np.random.SeedSequence) -> dict:
+    """Figure 8: the (message, receiver) pairs that AGG delivered in two-message packets,
+    and the same pairs in the NO_AGG run of the same replication (same schedule, spec W13)."""
+    started = time.perf_counter()
+    agg, plain = _verified_run(point, seed, True), _verified_run(point, seed, False)
+    n = point["n_nodes"]
+    carried = agg.recv_packet >= 0
+    in_two = np.zeros_like(carried)
+    in_two[carried] = agg.packet_messages[agg.recv_packet[carried]] == 2
+    t0 = agg.times[:, None]
+    metrics = {"two_message_packets": int((agg.packet_messages == 2).sum()), "pairs": int(in_two.sum()),
+               "packets_aggr": agg.packets, "packets_no_aggr": plain.packets}
+    for name, run in (("aggr", agg), ("no_aggr", plain)):
+        recv = (run.recv_time - t0)[in_two]
+        deliv = (run.deliv_time - t0)[in_two]
+        metrics[f"reception_latency_{name}"] = float(recv.mean()) if len(recv) else float("nan")
+        metrics[f"delivery_latency_{name}"] = float(deliv.mean()) if len(recv) else float("nan")
+        metrics[f"holding_time_{name}"] = float((deliv - recv).mean()) if len(recv) else float("nan")
+    metrics["wall_seconds"] = time.perf_counter() - started
+    return metrics
+
+
+def replicate(point, seed: np.random.SeedSequence) -> dict:
+    started = time.perf_counter()
+    n = point["n_nodes"]
+    run = _verified_run(point, seed, point["aggregation"])
+    report = oracle.check(n, run.log_kind, run.log_node, run.log_msg)
     others = ~np.eye(n, dtype=bool)[run.sources]  # (message, node) pairs except the source
     recv = run.recv_time[others] - np.repeat(run.times, n - 1)
     deliv = run.deliv_time[others] - np.repeat(run.times, n - 1)
     per_sender_max = np.zeros(n, np.int64)
     np.maximum.at(per_sender_max, run.packet_sender, run.packet_messages)
     aggregated = run.packet_messages > 1
+    barrier = causal_barrier_sizes(run)
     return {
         "packets": run.packets,
         "messages_carried": int(run.packet_messages.sum()),
@@ -103,6 +155,11 @@ def replicate(point, seed: np.random.SeedSequence) -> dict:
         **_histogram("deps", run.entries - 1, DEPENDENCIES),
         "deps_gt12": int((run.entries - 1 > 12).sum()),
         "max_dependencies": int(run.entries.max() - 1),
+        "mean_vc_entries": float(run.entries.mean()),
+        "mean_causal_barrier": float(barrier.mean()),
+        "max_causal_barrier": int(barrier.max()),
+        "max_indirect_dependencies": int((run.entries - 1 - barrier).max()),
+        "barrier_above_entries": int((barrier > run.entries).sum()),
         "mean_reception_latency": float(recv.mean()),
         "max_reception_latency": float(recv.max()),
         "mean_delivery_latency": float(deliv.mean()),
@@ -123,19 +180,24 @@ def replicate(point, seed: np.random.SeedSequence) -> dict:
     }
 
 
+COMMON_PARAMS = (
+    Param("n_nodes", int, 16, "number of nodes N (VCube of dimension log2 N)", check=_N_CHECK, allowed=_N_ALLOWED),
+    Param("trees", str, "per_source", "one VCube tree per source, or the single tree of node 0 (§5.5)", choices=tuple(vcube_broadcast.TREES)),
+    Param("window", float, 500.0, "broadcast instants are Uniform(0, window) (spec W1)", check=positive, allowed="> 0"),
+    Param("sources", str, "permutation", "who broadcasts (spec W2)", choices=workload.SOURCE_MODES),
+    Param("payload", int, 50, "application payload per message (bytes)", check=lambda x: x >= 0, allowed=">= 0"),
+    *NETWORK_PARAMS,
+)
+
 EXPERIMENT = register(
     Experiment(
         name="vcube_broadcast",
         description="Causal broadcast over VCube per-source trees, every node broadcasts once",
         source="000 §5.1 Table 1, §5.3 Figure 7; 003 §4.5",
         params=(
-            Param("n_nodes", int, 16, "number of nodes N (VCube of dimension log2 N)", check=_N_CHECK, allowed=_N_ALLOWED),
+            COMMON_PARAMS[0],
             Param("aggregation", bool, False, "aggregate causally related messages (Algorithm 2)"),
-            Param("trees", str, "per_source", "one VCube tree per source, or the single tree of node 0 (§5.5)", choices=tuple(vcube_broadcast.TREES)),
-            Param("window", float, 500.0, "broadcast instants are Uniform(0, window) (spec W1)", check=positive, allowed="> 0"),
-            Param("sources", str, "permutation", "who broadcasts (spec W2)", choices=workload.SOURCE_MODES),
-            Param("payload", int, 50, "application payload per message (bytes)", check=lambda x: x >= 0, allowed=">= 0"),
-            *NETWORK_PARAMS,
+            *COMMON_PARAMS[1:],
         ),
         grid={
             "smoke": {"n_nodes": [8, 16, 32], "aggregation": [False, True]},
@@ -145,5 +207,22 @@ EXPERIMENT = register(
         reps={"smoke": 2, "default": 3, "paper": 30},
         replicate=replicate,
         variant_params=("aggregation", "trees", "payload"),
+    )
+)
+
+PAIRS = register(
+    Experiment(
+        name="vcube_pairs",
+        description="Messages carried in two-message packets: AGG and NO_AGG runs of one replication",
+        source="000 §5.3 Figure 8; 003 §4.5.4 Figure 4.5",
+        params=COMMON_PARAMS,
+        grid={
+            "smoke": {"n_nodes": [8, 16, 32]},
+            "default": {"n_nodes": SIZES[:-1]},
+            "paper": {"n_nodes": SIZES},
+        },
+        reps={"smoke": 2, "default": 3, "paper": 30},
+        replicate=replicate_pairs,
+        variant_params=("trees", "payload"),
     )
 )

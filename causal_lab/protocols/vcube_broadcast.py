@@ -95,6 +95,7 @@ class Run:
     sources: np.ndarray  # int64[M]
     times: np.ndarray  # float64[M] broadcast instants
     entries: np.ndarray  # int64[M] Birman-compressed vector-clock entries
+    vector_clocks: np.ndarray  # int32[M, N] each message's full vector clock (its causal past)
     recv_time: np.ndarray  # float64[M, N] (nan where not received; the source never receives)
     deliv_time: np.ndarray  # float64[M, N]
     recv_packet: np.ndarray  # int64[M, N] packet that brought the message (-1: none)
@@ -491,7 +492,7 @@ def simulate(
     _run(st, times, who)
     sender, length, size, closed, wait, kind, node, msg = packet_arrays(st)
     return Run(
-        n_nodes=n, sources=who, times=times, entries=st.entries,
+        n_nodes=n, sources=who, times=times, entries=st.entries, vector_clocks=st.msg_vc,
         recv_time=st.recv_time, deliv_time=st.deliv_time, recv_packet=st.recv_pkt,
         packets=len(length), packet_sender=sender, packet_sizes=size, packet_messages=length,
         packet_mtu_closed=closed, queue_wait=wait, max_pending=st.max_pending,
