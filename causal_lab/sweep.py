@@ -235,7 +235,13 @@ def summarize(
     if not any(out.glob("part-*.parquet")):
         raise FileNotFoundError(f"no results in {out}")
     spark = spark_session()
-    df = spark.read.option("mergeSchema", "true").parquet(str(out / "part-*.parquet"))
+    if tasks is None:
+        df = spark.read.option("mergeSchema", "true").parquet(str(out / "part-*.parquet"))
+    else:  # read only the plan's files: a shared result folder may hold many other sweeps
+        files = [str(out / _part_name(t.key)) for t in tasks if (out / _part_name(t.key)).exists()]
+        if not files:
+            raise FileNotFoundError(f"none of the plan's {len(tasks)} results is in {out}")
+        df = spark.read.option("mergeSchema", "true").parquet(*files)
     params = [p.name for p in experiment.params if p.name in df.columns]
     if metrics is None:
         metrics = [f.name for f in df.schema.fields
@@ -243,8 +249,6 @@ def summarize(
                    and isinstance(f.dataType, (NumericType, BooleanType))]
     elif missing := [m for m in metrics if m not in df.columns]:
         raise ParameterError(f"no metric {missing} in {out}; columns: {', '.join(df.columns)}")
-    if tasks is not None:
-        df = df.where(df.task_key.isin([t.key for t in tasks]))
     df.createOrReplaceTempView("causal_lab_results")
     keys = ", ".join(f"`{p}`" for p in params)
     aggregates = "".join(

@@ -40,11 +40,11 @@ independent ``causal_lab.oracle`` checks against the true happened-before relati
 from __future__ import annotations
 
 import dataclasses
-from collections import namedtuple
 
 import numba
 import numpy as np
 from numba import types
+from numba.experimental import structref
 from numba.typed import Dict, List
 
 from causal_lab import events, network, topology, workload
@@ -60,9 +60,23 @@ TREES = {"per_source": PER_SOURCE, "single": SINGLE_TREE}
 LOG_BROADCAST = 0
 LOG_DELIVER = 1
 
-State = namedtuple(
-    "State",
-    [
+@structref.register
+class StateType(numba.types.StructRef):
+    """The numba type of ``State``: a mutable struct passed to kernels by reference.
+
+    A structref rather than a named tuple because every call would otherwise copy the tuple and
+    update the reference count of each of its ~50 arrays and lists: that was half the run time.
+    """
+
+    def preprocess_fields(self, fields):
+        return tuple((name, numba.types.unliteral(typ)) for name, typ in fields)
+
+
+class State(structref.StructRefProxy):
+    """Everything a run mutates: node state, messages, pending lists, packets, the log."""
+
+
+STATE_FIELDS = (
         # configuration
         "d", "n", "aggregate", "trees", "payload", "header", "mtu", "net", "net_state",
         # node state: delivered counts VC, contiguous received VMAX, Birman bookkeeping
@@ -82,9 +96,11 @@ State = namedtuple(
         "pkt_sender", "pkt_receiver", "pkt_first", "pkt_len", "pkt_msgs", "pkt_size",
         "pkt_wait", "pkt_mtu_closed",
         # event log for the oracle, and counters [duplicate receptions, events]
-        "log_kind", "log_node", "log_msg", "counters", "scratch",
-    ],
+        "log_kind", "log_node", "log_msg", "counters",
+        # reusable work lists (allocating a typed list per call costs more than the work)
+        "scratch", "part", "ready",
 )
+structref.define_proxy(State, StateType, list(STATE_FIELDS))
 
 
 @dataclasses.dataclass
@@ -135,7 +151,7 @@ def new_state(d, n_messages, aggregate, trees, payload, net: network.Network, se
         List.empty_list(i64), List.empty_list(i64), List.empty_list(i64), List.empty_list(i64),
         List.empty_list(i64), List.empty_list(i64), List.empty_list(f64), List.empty_list(types.boolean),
         List.empty_list(types.int8), List.empty_list(i64), List.empty_list(i64),
-        np.zeros(2, np.int64), List.empty_list(i64),
+        np.zeros(2, np.int64), List.empty_list(i64), List.empty_list(i64), List.empty_list(i64),
     )
 
 
@@ -167,7 +183,7 @@ def broadcast(st, q, m, i, now):
     st.changed[i, :] = False
     st.n_changed[i] = 0
     st.deliv_time[m, i] = now
-    _log(st, LOG_BROADCAST, i, m)
+    _log(st.log_kind, st.log_node, st.log_msg, LOG_BROADCAST, i, m)
     one = st.scratch
     one.clear()
     one.append(m)
@@ -256,11 +272,11 @@ def _add_pending(st, i, x):
     st.n_pending[i] += 1
     if not st.aggregate:
         return
-    s = st.msg_src[x]
     # own-source predecessor: all messages 1..seq of s must be received (x itself included)
-    _need(st, e, i, s, st.msg_seq[x])
+    _need(st, e, i, st.msg_src[x], st.msg_seq[x])
     for k in range(st.dep_ptr[x], st.dep_ptr[x + 1]):
-        _need(st, e, i, st.dep_src[k], st.dep_cnt[k])
+        if st.dep_cnt[k] > st.vmax[i, st.dep_src[k]]:  # tested here: calls with st are not free
+            _need(st, e, i, st.dep_src[k], st.dep_cnt[k])
 
 
 @numba.njit(cache=True)
@@ -318,27 +334,32 @@ def _advance_vmax(st, i, s):
 
 
 @numba.njit(cache=True)
-def _deliverable(st, i, x, pos):
-    """Is x deliverable at i?  If not, park it on the first vector entry it still needs."""
-    s = st.msg_src[x]
+def _deliverable(i, x, pos, n, vc, msg_src, msg_seq, dep_ptr, dep_src, dep_cnt, w):
+    """Is x deliverable at i?  If not, park it on the first vector entry it still needs.
+
+    Takes arrays rather than the whole state: it runs once per reception and wake-up, and
+    passing a large state tuple costs a reference-count update per member at every call.
+    """
+    s = msg_src[x]
     if pos < 0:
-        if st.vc[i, s] < st.msg_seq[x] - 1:
-            _park(st, i * st.n + s, x, -1)
+        if vc[i, s] < msg_seq[x] - 1:
+            _park(w, i * n + s, x, -1)
             return False
         pos = 0
-    for k in range(st.dep_ptr[x] + pos, st.dep_ptr[x + 1]):
-        if st.vc[i, st.dep_src[k]] < st.dep_cnt[k]:
-            _park(st, i * st.n + st.dep_src[k], x, k - st.dep_ptr[x])
+    for k in range(dep_ptr[x] + pos, dep_ptr[x + 1]):
+        if vc[i, dep_src[k]] < dep_cnt[k]:
+            _park(w, i * n + dep_src[k], x, k - dep_ptr[x])
             return False
     return True
 
 
 @numba.njit(cache=True)
-def _park(st, slot, x, pos):
-    st.w_msg.append(x)
-    st.w_pos.append(pos)
-    st.w_next.append(st.w_head[slot])
-    st.w_head[slot] = len(st.w_msg) - 1
+def _park(w, slot, x, pos):
+    w_head, w_msg, w_pos, w_next = w
+    w_msg.append(x)
+    w_pos.append(pos)
+    w_next.append(w_head[slot])
+    w_head[slot] = len(w_msg) - 1
 
 
 @numba.njit(cache=True)
@@ -348,10 +369,13 @@ def _deliver_ready(st, i, p, now):
     Messages received earlier are already parked on the entry they wait for, so only the
     packet's new messages need a look; each delivery wakes the messages parked on its entry.
     """
-    ready = List.empty_list(types.int64)
+    ready = st.ready
+    ready.clear()
+    args = (st.n, st.vc, st.msg_src, st.msg_seq, st.dep_ptr, st.dep_src, st.dep_cnt,
+            (st.w_head, st.w_msg, st.w_pos, st.w_next))
     for k in range(st.pkt_first[p], st.pkt_first[p] + st.pkt_len[p]):
         x = st.pkt_msgs[k]
-        if st.recv_pkt[x, i] == p and _deliverable(st, i, x, -1):
+        if st.recv_pkt[x, i] == p and _deliverable(i, x, -1, *args):
             ready.append(x)
     while len(ready) > 0:
         x = ready.pop()
@@ -361,30 +385,30 @@ def _deliver_ready(st, i, p, now):
             st.changed[i, s] = True
             st.n_changed[i] += 1
         st.deliv_time[x, i] = now
-        _remove_pending(st, i, x * st.n + i)
-        _log(st, LOG_DELIVER, i, x)
+        _remove_pending(i, x * st.n + i, st.p_head, st.p_tail, st.p_next, st.p_prev, st.n_pending)
+        _log(st.log_kind, st.log_node, st.log_msg, LOG_DELIVER, i, x)
         slot = i * st.n + s
         w = st.w_head[slot]
         st.w_head[slot] = -1
         while w != -1:
             nxt = st.w_next[w]
-            if _deliverable(st, i, st.w_msg[w], st.w_pos[w]):
+            if _deliverable(i, st.w_msg[w], st.w_pos[w], *args):
                 ready.append(st.w_msg[w])
             w = nxt
 
 
 @numba.njit(cache=True)
-def _remove_pending(st, i, e):
-    prev, nxt = st.p_prev[e], st.p_next[e]
+def _remove_pending(i, e, p_head, p_tail, p_next, p_prev, n_pending):
+    prev, nxt = p_prev[e], p_next[e]
     if prev == -1:
-        st.p_head[i] = nxt
+        p_head[i] = nxt
     else:
-        st.p_next[prev] = nxt
+        p_next[prev] = nxt
     if nxt == -1:
-        st.p_tail[i] = prev
+        p_tail[i] = prev
     else:
-        st.p_prev[nxt] = prev
-    st.n_pending[i] -= 1
+        p_prev[nxt] = prev
+    n_pending[i] -= 1
 
 
 # ------------------------------------------------------------------------------------------
@@ -393,8 +417,8 @@ def _remove_pending(st, i, e):
 
 
 @numba.njit(cache=True)
-def _message_size(st, x):
-    return st.payload + SOURCE_ID_BYTES + ENTRY_BYTES * st.entries[x]
+def _message_size(payload, entries):
+    return payload + SOURCE_ID_BYTES + ENTRY_BYTES * entries
 
 
 @numba.njit(cache=True)
@@ -402,15 +426,16 @@ def _send_split(st, q, i, k, batch, now):
     """Send ``batch`` to k in as few packets as the MTU allows (spec §3.3), in batch order."""
     if len(batch) == 0:
         return
-    part = List.empty_list(types.int64)
+    part = st.part
+    part.clear()
     size = st.header
     for x in batch:
-        if len(part) > 0 and size + _message_size(st, x) > st.mtu:
+        if len(part) > 0 and size + _message_size(st.payload, st.entries[x]) > st.mtu:
             _send(st, q, i, k, part, now, True)
             part.clear()
             size = st.header
         part.append(x)
-        size += _message_size(st, x)
+        size += _message_size(st.payload, st.entries[x])
     _send(st, q, i, k, part, now, False)
 
 
@@ -421,7 +446,7 @@ def _send(st, q, i, k, msgs, now, mtu_closed):
     st.pkt_first.append(len(st.pkt_msgs))
     for x in msgs:
         st.pkt_msgs.append(x)
-        size += _message_size(st, x)
+        size += _message_size(st.payload, st.entries[x])
     st.pkt_sender.append(i)
     st.pkt_receiver.append(k)
     st.pkt_len.append(len(msgs))
@@ -433,10 +458,10 @@ def _send(st, q, i, k, msgs, now, mtu_closed):
 
 
 @numba.njit(cache=True)
-def _log(st, kind, i, m):
-    st.log_kind.append(np.int8(kind))
-    st.log_node.append(i)
-    st.log_msg.append(m)
+def _log(log_kind, log_node, log_msg, kind, i, m):
+    log_kind.append(np.int8(kind))
+    log_node.append(i)
+    log_msg.append(m)
 
 
 # ------------------------------------------------------------------------------------------
@@ -459,11 +484,12 @@ def _run(st, times, sources):
 
 
 @numba.njit(cache=True)
-def packet_arrays(st):
-    """The packet table and the log as numpy arrays (converted in compiled code: fast)."""
+def _outputs(st):
+    """What a run returns, as numpy arrays (lists are converted in compiled code: fast)."""
     i64 = np.empty(0, np.int64)
-    return (to_array(st.pkt_sender, i64), to_array(st.pkt_len, i64), to_array(st.pkt_size, i64),
-            to_array(st.pkt_mtu_closed, np.empty(0, np.bool_)),
+    return (st.entries, st.msg_vc, st.recv_time, st.deliv_time, st.recv_pkt, st.max_pending,
+            st.counters, to_array(st.pkt_sender, i64), to_array(st.pkt_len, i64),
+            to_array(st.pkt_size, i64), to_array(st.pkt_mtu_closed, np.empty(0, np.bool_)),
             to_array(st.pkt_wait, np.empty(0, np.float64)),
             to_array(st.log_kind, np.empty(0, np.int8)), to_array(st.log_node, i64),
             to_array(st.log_msg, i64))
@@ -490,12 +516,13 @@ def simulate(
     times, who = workload.one_shot(n, window, sources, seed)
     st = new_state(d, len(times), bool(aggregate), TREES[trees], int(payload), net, seed)
     _run(st, times, who)
-    sender, length, size, closed, wait, kind, node, msg = packet_arrays(st)
+    (entries, vcs, recv, deliv, recv_pkt, max_pending, counters,
+     sender, length, size, closed, wait, kind, node, msg) = _outputs(st)
     return Run(
-        n_nodes=n, sources=who, times=times, entries=st.entries, vector_clocks=st.msg_vc,
-        recv_time=st.recv_time, deliv_time=st.deliv_time, recv_packet=st.recv_pkt,
+        n_nodes=n, sources=who, times=times, entries=entries, vector_clocks=vcs,
+        recv_time=recv, deliv_time=deliv, recv_packet=recv_pkt,
         packets=len(length), packet_sender=sender, packet_sizes=size, packet_messages=length,
-        packet_mtu_closed=closed, queue_wait=wait, max_pending=st.max_pending,
-        duplicate_receptions=int(st.counters[0]),
-        log_kind=kind, log_node=node, log_msg=msg, events=int(st.counters[1]),
+        packet_mtu_closed=closed, queue_wait=wait, max_pending=max_pending,
+        duplicate_receptions=int(counters[0]),
+        log_kind=kind, log_node=node, log_msg=msg, events=int(counters[1]),
     )
