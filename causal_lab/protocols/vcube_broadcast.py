@@ -73,7 +73,27 @@ class StateType(numba.types.StructRef):
 
 
 class State(structref.StructRefProxy):
-    """Everything a run mutates: node state, messages, pending lists, packets, the log."""
+    """Everything a run mutates: node state, messages, pending lists, packets, the log.
+
+    Compiled code reads and writes the fields directly; Python (tests, notebooks) reads them
+    through compiled getters, which return the very arrays and lists the kernels mutate.
+    """
+
+    def __getattr__(self, name):
+        if name not in STATE_FIELDS:
+            raise AttributeError(name)
+        return _getter(name)(self)
+
+
+_GETTERS: dict = {}
+
+
+def _getter(name: str):
+    if name not in _GETTERS:
+        namespace: dict = {}
+        exec(f"def get(st):\n    return st.{name}\n", namespace)
+        _GETTERS[name] = numba.njit(namespace["get"])
+    return _GETTERS[name]
 
 
 STATE_FIELDS = (
