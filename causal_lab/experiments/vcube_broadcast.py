@@ -56,8 +56,9 @@ def _histogram(prefix: str, values: np.ndarray, bins: dict) -> dict:
     return {f"{prefix}_{name}": int(((values >= lo) & (values <= hi)).sum()) for name, (lo, hi) in bins.items()}
 
 
-def causal_barrier_sizes(run: vcube_broadcast.Run) -> np.ndarray:
-    """Direct predecessors per message (thesis §2.2.3, spec Figure 3.1).
+def causal_barrier_sizes(run: vcube_broadcast.Run) -> tuple[np.ndarray, np.ndarray]:
+    """Direct predecessors per message, and the candidates they are chosen from (thesis §2.2.3,
+    spec Figure 3.1); candidates minus direct ones are the indirect dependencies.
 
     The candidates of m are, for every source l with ``m.vc[l] > 0`` (l = m's source: its
     previous message), the message (l, m.vc[l]); a candidate x is indirect when another
@@ -66,16 +67,18 @@ def causal_barrier_sizes(run: vcube_broadcast.Run) -> np.ndarray:
     vcs, src = run.vector_clocks, run.sources
     by_key = {(int(s), int(vcs[m, s])): m for m, s in enumerate(src)}
     sizes = np.zeros(len(src), np.int64)
+    candidates = np.zeros(len(src), np.int64)
     for m, s in enumerate(src):
         own = vcs[m].copy()
         own[s] -= 1
         cand = np.array([by_key[(l, int(own[l]))] for l in np.flatnonzero(own)], np.int64)
+        candidates[m] = len(cand)
         if len(cand) == 0:
             continue
         known = vcs[cand][:, src[cand]] >= vcs[cand, src[cand]][None, :]  # [y, x]: y knows x
         np.fill_diagonal(known, False)
         sizes[m] = int((~known.any(axis=0)).sum())
-    return sizes
+    return sizes, candidates
 
 
 def check_invariants(run: vcube_broadcast.Run, trees: str) -> None:
@@ -141,7 +144,7 @@ def replicate(point, seed: np.random.SeedSequence) -> dict:
     per_sender_max = np.zeros(n, np.int64)
     np.maximum.at(per_sender_max, run.packet_sender, run.packet_messages)
     aggregated = run.packet_messages > 1
-    barrier = causal_barrier_sizes(run)
+    barrier, candidates = causal_barrier_sizes(run)
     return {
         "packets": run.packets,
         "messages_carried": int(run.packet_messages.sum()),
@@ -158,7 +161,7 @@ def replicate(point, seed: np.random.SeedSequence) -> dict:
         "mean_vc_entries": float(run.entries.mean()),
         "mean_causal_barrier": float(barrier.mean()),
         "max_causal_barrier": int(barrier.max()),
-        "max_indirect_dependencies": int((run.entries - 1 - barrier).max()),
+        "max_indirect_dependencies": int((candidates - barrier).max()),
         "barrier_above_entries": int((barrier > run.entries).sum()),
         "mean_reception_latency": float(recv.mean()),
         "max_reception_latency": float(recv.max()),

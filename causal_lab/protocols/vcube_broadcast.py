@@ -221,22 +221,23 @@ def on_packet(st, q, p, i, now):
         kids = topology.n_tree_children(i, 0, st.d)
     else:
         kids = topology.children_after(i, j)
+    pkt_msgs, msg_src, recv_time = st.pkt_msgs, st.msg_src, st.recv_time
     for k in range(st.pkt_first[p], st.pkt_first[p] + st.pkt_len[p]):
-        m = st.pkt_msgs[k]
-        if st.msg_src[m] == i:  # single tree: my own message coming back down the tree
+        m = pkt_msgs[k]
+        if msg_src[m] == i:  # single tree: my own message coming back down the tree
             one = st.scratch
             one.clear()
             one.append(m)
             for t in range(kids):
                 _send(st, q, i, i ^ (1 << t), one, now, False)
             continue
-        if not np.isnan(st.recv_time[m, i]):
+        if not np.isnan(recv_time[m, i]):
             st.counters[0] += 1  # a duplicate: the invariants test that this never happens
             continue
-        st.recv_time[m, i] = now
+        recv_time[m, i] = now
         st.recv_pkt[m, i] = p
         _add_pending(st, i, m)
-        _advance_vmax(st, i, st.msg_src[m])
+        _advance_vmax(st, i, msg_src[m])
         for t in range(kids):
             _check_agg(st, q, i, t, m, now)
     _deliver_ready(st, i, p, now)
@@ -255,14 +256,17 @@ def _check_agg(st, q, i, t, m, now):
         return
     if st.hold[m * st.n + i] > t:
         return  # m itself is held for this child: so is everything causally after it
-    s = st.msg_src[m]
+    # locals: every read of a struct field costs a reference-count round trip
+    n, d, msg_vc, msg_src, hold, p_next = st.n, st.d, st.msg_vc, st.msg_src, st.hold, st.p_next
+    single = st.trees == SINGLE_TREE
+    s, seq = msg_src[m], st.msg_seq[m]
     e = st.p_head[i]
     while e != -1:
-        x = e // st.n
-        if (st.msg_vc[x, s] >= st.msg_seq[m] and st.hold[e] <= t
-                and (st.trees == SINGLE_TREE or t < topology.n_tree_children(i, st.msg_src[x], st.d))):
+        x = e // n
+        if (msg_vc[x, s] >= seq and hold[e] <= t
+                and (single or t < topology.n_tree_children(i, msg_src[x], d))):
             batch.append(x)
-        e = st.p_next[e]
+        e = p_next[e]
     _send_split(st, q, i, i ^ (1 << t), batch, now)
 
 
@@ -294,9 +298,10 @@ def _add_pending(st, i, x):
         return
     # own-source predecessor: all messages 1..seq of s must be received (x itself included)
     _need(st, e, i, st.msg_src[x], st.msg_seq[x])
+    dep_src, dep_cnt, vmax = st.dep_src, st.dep_cnt, st.vmax
     for k in range(st.dep_ptr[x], st.dep_ptr[x + 1]):
-        if st.dep_cnt[k] > st.vmax[i, st.dep_src[k]]:  # tested here: calls with st are not free
-            _need(st, e, i, st.dep_src[k], st.dep_cnt[k])
+        if dep_cnt[k] > vmax[i, dep_src[k]]:  # tested here: calls with st are not free
+            _need(st, e, i, dep_src[k], dep_cnt[k])
 
 
 @numba.njit(cache=True)
@@ -322,12 +327,13 @@ def _need(st, e, i, l, count):
 def _advance_vmax(st, i, s):
     """VMAX[s] moves over every contiguously received message of s; release what it unblocks."""
     m_total = len(st.msg_src)
+    vmax, seq_msg, recv_time = st.vmax, st.seq_msg, st.recv_time
     moved = False
     while True:
-        key = s * m_total + st.vmax[i, s] + 1
-        if key not in st.seq_msg or np.isnan(st.recv_time[st.seq_msg[key], i]):
+        key = s * m_total + vmax[i, s] + 1
+        if key not in seq_msg or np.isnan(recv_time[seq_msg[key], i]):
             break
-        st.vmax[i, s] += 1
+        vmax[i, s] += 1
         moved = True
     if not moved or not st.aggregate:
         return
@@ -391,29 +397,32 @@ def _deliver_ready(st, i, p, now):
     """
     ready = st.ready
     ready.clear()
-    args = (st.n, st.vc, st.msg_src, st.msg_seq, st.dep_ptr, st.dep_src, st.dep_cnt,
-            (st.w_head, st.w_msg, st.w_pos, st.w_next))
+    n, vc, msg_src, changed, deliv_time = st.n, st.vc, st.msg_src, st.changed, st.deliv_time
+    w_head, w_msg, w_pos, w_next = st.w_head, st.w_msg, st.w_pos, st.w_next
+    args = (n, vc, msg_src, st.msg_seq, st.dep_ptr, st.dep_src, st.dep_cnt,
+            (w_head, w_msg, w_pos, w_next))
+    pkt_msgs, recv_pkt = st.pkt_msgs, st.recv_pkt
     for k in range(st.pkt_first[p], st.pkt_first[p] + st.pkt_len[p]):
-        x = st.pkt_msgs[k]
-        if st.recv_pkt[x, i] == p and _deliverable(i, x, -1, *args):
+        x = pkt_msgs[k]
+        if recv_pkt[x, i] == p and _deliverable(i, x, -1, *args):
             ready.append(x)
     while len(ready) > 0:
         x = ready.pop()
-        s = st.msg_src[x]
-        st.vc[i, s] += 1
-        if not st.changed[i, s]:
-            st.changed[i, s] = True
+        s = msg_src[x]
+        vc[i, s] += 1
+        if not changed[i, s]:
+            changed[i, s] = True
             st.n_changed[i] += 1
-        st.deliv_time[x, i] = now
-        _remove_pending(i, x * st.n + i, st.p_head, st.p_tail, st.p_next, st.p_prev, st.n_pending)
+        deliv_time[x, i] = now
+        _remove_pending(i, x * n + i, st.p_head, st.p_tail, st.p_next, st.p_prev, st.n_pending)
         _log(st.log_kind, st.log_node, st.log_msg, LOG_DELIVER, i, x)
-        slot = i * st.n + s
-        w = st.w_head[slot]
-        st.w_head[slot] = -1
+        slot = i * n + s
+        w = w_head[slot]
+        w_head[slot] = -1
         while w != -1:
-            nxt = st.w_next[w]
-            if _deliverable(i, st.w_msg[w], st.w_pos[w], *args):
-                ready.append(st.w_msg[w])
+            nxt = w_next[w]
+            if _deliverable(i, w_msg[w], w_pos[w], *args):
+                ready.append(w_msg[w])
             w = nxt
 
 
