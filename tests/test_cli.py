@@ -51,8 +51,11 @@ def test_run_writes_parquet_and_prints_a_summary(tmp_path):
                      "--reps", "2", "--out", str(out))
     assert result.returncode == 0, result.stderr
     rows = pd.read_parquet(out)
-    assert sorted(rows.n_nodes) == [8, 8, 16, 16]
-    assert (rows.packets == rows.n_nodes * (rows.n_nodes - 1)).all()
+    # the smoke grid sweeps aggregation off and on: 2 sizes x 2 variants x 2 replications
+    assert sorted(zip(rows.n_nodes, rows.aggregation)) == sorted([(8, False), (8, True), (16, False), (16, True)] * 2)
+    plain = rows[~rows.aggregation]
+    assert (plain.packets == plain.n_nodes * (plain.n_nodes - 1)).all()
+    assert (rows.messages_carried == rows.n_nodes * (rows.n_nodes - 1)).all()
     assert "packets" in result.stdout and "56" in result.stdout
 
 
