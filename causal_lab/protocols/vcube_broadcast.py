@@ -360,32 +360,28 @@ def _advance_vmax(st, i, s):
 
 
 @numba.njit(cache=True)
-def _deliverable(i, x, pos, n, vc, msg_src, msg_seq, dep_ptr, dep_src, dep_cnt, w):
-    """Is x deliverable at i?  If not, park it on the first vector entry it still needs.
-
-    Takes arrays rather than the whole state: it runs once per reception and wake-up, and
-    passing a large state tuple costs a reference-count update per member at every call.
-    """
-    s = msg_src[x]
+def _deliverable(st, i, x, pos):
+    """Is x deliverable at i?  If not, park it on the first vector entry it still needs."""
+    vc, dep_ptr, dep_src, dep_cnt = st.vc, st.dep_ptr, st.dep_src, st.dep_cnt
+    s = st.msg_src[x]
     if pos < 0:
-        if vc[i, s] < msg_seq[x] - 1:
-            _park(w, i * n + s, x, -1)
+        if vc[i, s] < st.msg_seq[x] - 1:
+            _park(st, i * st.n + s, x, -1)
             return False
         pos = 0
     for k in range(dep_ptr[x] + pos, dep_ptr[x + 1]):
         if vc[i, dep_src[k]] < dep_cnt[k]:
-            _park(w, i * n + dep_src[k], x, k - dep_ptr[x])
+            _park(st, i * st.n + dep_src[k], x, k - dep_ptr[x])
             return False
     return True
 
 
 @numba.njit(cache=True)
-def _park(w, slot, x, pos):
-    w_head, w_msg, w_pos, w_next = w
-    w_msg.append(x)
-    w_pos.append(pos)
-    w_next.append(w_head[slot])
-    w_head[slot] = len(w_msg) - 1
+def _park(st, slot, x, pos):
+    st.w_msg.append(x)
+    st.w_pos.append(pos)
+    st.w_next.append(st.w_head[slot])
+    st.w_head[slot] = len(st.w_msg) - 1
 
 
 @numba.njit(cache=True)
@@ -399,12 +395,10 @@ def _deliver_ready(st, i, p, now):
     ready.clear()
     n, vc, msg_src, changed, deliv_time = st.n, st.vc, st.msg_src, st.changed, st.deliv_time
     w_head, w_msg, w_pos, w_next = st.w_head, st.w_msg, st.w_pos, st.w_next
-    args = (n, vc, msg_src, st.msg_seq, st.dep_ptr, st.dep_src, st.dep_cnt,
-            (w_head, w_msg, w_pos, w_next))
     pkt_msgs, recv_pkt = st.pkt_msgs, st.recv_pkt
     for k in range(st.pkt_first[p], st.pkt_first[p] + st.pkt_len[p]):
         x = pkt_msgs[k]
-        if recv_pkt[x, i] == p and _deliverable(i, x, -1, *args):
+        if recv_pkt[x, i] == p and _deliverable(st, i, x, -1):
             ready.append(x)
     while len(ready) > 0:
         x = ready.pop()
@@ -421,7 +415,7 @@ def _deliver_ready(st, i, p, now):
         w_head[slot] = -1
         while w != -1:
             nxt = w_next[w]
-            if _deliverable(i, w_msg[w], w_pos[w], *args):
+            if _deliverable(st, i, w_msg[w], w_pos[w]):
                 ready.append(w_msg[w])
             w = nxt
 
@@ -457,25 +451,27 @@ def _send_split(st, q, i, k, batch, now):
         return
     part = st.part
     part.clear()
-    size = st.header
+    header, mtu, payload, entries = st.header, st.mtu, st.payload, st.entries
+    size = header
     for x in batch:
-        if len(part) > 0 and size + _message_size(st.payload, st.entries[x]) > st.mtu:
+        if len(part) > 0 and size + _message_size(payload, entries[x]) > mtu:
             _send(st, q, i, k, part, now, True)
             part.clear()
-            size = st.header
+            size = header
         part.append(x)
-        size += _message_size(st.payload, st.entries[x])
+        size += _message_size(payload, entries[x])
     _send(st, q, i, k, part, now, False)
 
 
 @numba.njit(cache=True)
 def _send(st, q, i, k, msgs, now, mtu_closed):
     p = len(st.pkt_first)
+    pkt_msgs, payload, entries = st.pkt_msgs, st.payload, st.entries
     size = st.header
-    st.pkt_first.append(len(st.pkt_msgs))
+    st.pkt_first.append(len(pkt_msgs))
     for x in msgs:
-        st.pkt_msgs.append(x)
-        size += _message_size(st.payload, st.entries[x])
+        pkt_msgs.append(x)
+        size += _message_size(payload, entries[x])
     st.pkt_sender.append(i)
     st.pkt_receiver.append(k)
     st.pkt_len.append(len(msgs))
