@@ -31,8 +31,6 @@ def _parse_sets(experiment, sets: list[str]) -> dict[str, list]:
 
 
 def cmd_list(args) -> int:
-    import causal_lab.experiments  # noqa: F401  (registers everything)
-
     for name in sorted(REGISTRY):
         e = REGISTRY[name]
         print(f"{name}: {e.description}  [{e.source}]")

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import nbformat
 import papermill
 from tqdm import tqdm
 
@@ -30,6 +31,16 @@ def output_dir(scale: str) -> Path:
     folder = root / "papermill_runs"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def _relative_paths(executed: Path, source: Path, target: Path) -> None:
+    """Record repository-relative paths in papermill's metadata: committed outputs must not
+    depend on where the checkout lives (papermill stores the absolute paths it was given)."""
+    book = nbformat.read(executed, as_version=4)
+    root = paths.repo_root()
+    book.metadata.papermill["input_path"] = source.relative_to(root).as_posix()
+    book.metadata.papermill["output_path"] = target.relative_to(root).as_posix()
+    nbformat.write(book, executed)
 
 
 def _interrupt(signum, frame):
@@ -52,13 +63,11 @@ def run(scale: str, pattern: str = "*.ipynb") -> list[tuple[str, float, str]]:
                 str(nb), str(tmp), parameters={"scale": scale}, kernel_name="python3",
                 cwd=str(nb.parent), progress_bar=False,
             )
+            _relative_paths(tmp, nb, target)
             os.replace(tmp, target)
             error = ""
         except papermill.PapermillExecutionError as exc:
             error = f"{exc.ename}: {exc.evalue}"
-        except KeyboardInterrupt:
-            tmp.unlink(missing_ok=True)
-            raise
         finally:
             tmp.unlink(missing_ok=True)
         outcomes.append((nb.name, time.perf_counter() - started, error))

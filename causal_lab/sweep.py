@@ -215,6 +215,25 @@ def run_sweep(
     return pa.concat_tables(tables, promote_options="permissive").to_pandas()
 
 
+def ci95_half_width(std, reps):
+    """Half-width of the 95 % Student-t interval of a mean over ``reps`` replications.
+
+    t(0.975, reps - 1) * std / sqrt(reps): replication counts are small (3-30), where 1.96 would
+    be too narrow.  NaN for a single replication.  The one definition used by ``summarize``
+    (Spark SQL) and ``ci95`` (pandas).
+    """
+    reps = np.asarray(reps, float)
+    safe = np.maximum(reps - 1, 1)
+    return np.where(reps > 1, stats.t.ppf(0.975, safe) * np.asarray(std, float) / np.sqrt(reps), np.nan)
+
+
+def ci95(values) -> float:
+    """``ci95_half_width`` of a sample of per-replication values (usable with ``groupby.agg``)."""
+    values = np.asarray(values, float)
+    std = values.std(ddof=1) if len(values) > 1 else np.nan
+    return float(ci95_half_width(std, len(values)))
+
+
 def summarize(
     experiment: Experiment,
     out: str | os.PathLike | None = None,
@@ -260,8 +279,7 @@ def summarize(
         f"SELECT {keys}, count(*) AS reps{aggregates} FROM causal_lab_results"
         f" GROUP BY {keys} ORDER BY {keys}"
     ).toArrow().to_pandas()  # not toPandas(): pyspark warns that it is untested with pandas 3
-    t = stats.t.ppf(0.975, table["reps"] - 1)
     for m in metrics:
-        table[f"{m}_ci95"] = t * table[f"{m}_std"] / np.sqrt(table["reps"])
+        table[f"{m}_ci95"] = ci95_half_width(table[f"{m}_std"], table["reps"])
     stats_columns = [f"{m}_{s}" for m in metrics for s in ("mean", "std", "ci95")]
     return table[[*params, "reps", *stats_columns]]

@@ -1,5 +1,6 @@
 """Project plumbing: environment files in sync, published numbers well-formed."""
 
+import json
 import tomllib
 from pathlib import Path
 
@@ -33,3 +34,10 @@ def test_expected_tables_name_their_source():
 def test_ci_runs_make_test():
     script = (ROOT / ".ci" / "run").read_text()
     assert "make test" in script
+
+
+def test_executed_notebooks_do_not_depend_on_the_checkout_location():
+    for f in sorted((ROOT / "papermill_runs").glob("*.ipynb")):
+        meta = json.loads(f.read_text())["metadata"]["papermill"]
+        assert not meta["input_path"].startswith("/") and not meta["output_path"].startswith("/"), f
+        assert meta["output_path"] == f"papermill_runs/{f.name}", f

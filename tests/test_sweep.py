@@ -137,3 +137,10 @@ def test_summarize_agrees_with_pandas(default_sweep):
         np.testing.assert_allclose(summary[f"{m}_ci95"], half, rtol=1e-12)
     only_k = summarize(TOY, out, metrics=["k"])
     assert list(only_k.columns) == [*params, "reps", "k_mean", "k_std", "k_ci95"]
+
+
+def test_ci95_is_the_student_t_half_width():
+    values = [1.0, 2.0, 4.0]
+    expected = stats.t.ppf(0.975, 2) * np.std(values, ddof=1) / np.sqrt(3)
+    assert sweep.ci95(values) == pytest.approx(expected)
+    assert np.isnan(sweep.ci95([5.0]))

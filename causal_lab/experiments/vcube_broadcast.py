@@ -93,7 +93,7 @@ def check_invariants(run: vcube_broadcast.Run, trees: str) -> None:
         raise AssertionError("an aggregated packet exceeds the MTU")
 
 
-def _verified_run(point, seed, aggregate) -> vcube_broadcast.Run:
+def _verified_run(point, seed, aggregate) -> tuple[vcube_broadcast.Run, oracle.Report]:
     """One simulated run, checked by the oracle and the invariants (raises otherwise)."""
     n = point["n_nodes"]
     run = vcube_broadcast.simulate(
@@ -106,17 +106,17 @@ def _verified_run(point, seed, aggregate) -> vcube_broadcast.Run:
         net=network_of(point),
         seed=seed,
     )
-    oracle.check(n, run.log_kind, run.log_node, run.log_msg).assert_ok()
+    report = oracle.check(n, run.log_kind, run.log_node, run.log_msg)
+    report.assert_ok()
     check_invariants(run, point["trees"])
-    return run
+    return run, report
 
 
 def replicate_pairs(point, seed: np.random.SeedSequence) -> dict:
     """Figure 8: the (message, receiver) pairs that AGG delivered in two-message packets,
     and the same pairs in the NO_AGG run of the same replication (same schedule, spec W13)."""
     started = time.perf_counter()
-    agg, plain = _verified_run(point, seed, True), _verified_run(point, seed, False)
-    n = point["n_nodes"]
+    (agg, _), (plain, _) = _verified_run(point, seed, True), _verified_run(point, seed, False)
     carried = agg.recv_packet >= 0
     in_two = np.zeros_like(carried)
     in_two[carried] = agg.packet_messages[agg.recv_packet[carried]] == 2
@@ -136,8 +136,7 @@ def replicate_pairs(point, seed: np.random.SeedSequence) -> dict:
 def replicate(point, seed: np.random.SeedSequence) -> dict:
     started = time.perf_counter()
     n = point["n_nodes"]
-    run = _verified_run(point, seed, point["aggregation"])
-    report = oracle.check(n, run.log_kind, run.log_node, run.log_msg)
+    run, report = _verified_run(point, seed, point["aggregation"])
     others = ~np.eye(n, dtype=bool)[run.sources]  # (message, node) pairs except the source
     recv = run.recv_time[others] - np.repeat(run.times, n - 1)
     deliv = run.deliv_time[others] - np.repeat(run.times, n - 1)
