@@ -1,0 +1,184 @@
+"""SRPT-B, the broker-based single-root baseline of thesis §5.6.7 (spec §4.3, E8)."""
+
+import numpy as np
+import pytest
+
+from causal_lab import network, rng, topology
+from causal_lab.protocols import srpt_broker as sb
+
+
+def test_one_message_by_hand_four_brokers():
+    """N = 8, B = 4: subscriber node 4+k hangs on broker k; root broker 2, node 4 publishes at 0.
+
+    Departure rule (spec §3.2): the k-th copy of an idle queue leaves k u.t. after the enqueue
+    and arrives 100 later.  4 -> 2 arrives at 101.  Broker 2 sends to its tree children 3 then 0
+    (tree queue: 202, 203) and to node 6 (its own B-S queue: 202, not delayed by tree copies).
+    Broker 0 at 203 sends to broker 1 (304) and echoes to node 4 (304); broker 3 at 202 sends to
+    node 7 (303); broker 1 at 304 sends to node 5 (405).
+    """
+    r = sb.simulate_schedule(8, 4, 2, [0.0], [4])
+    np.testing.assert_array_equal(r.broker_arrival, [[203.0, 304.0, 101.0, 202.0]])
+    np.testing.assert_array_equal(r.subscriber_arrival, [[304.0, 405.0, 202.0, 303.0]])
+    # the publisher's echo (node 4 = subscriber 0) is excluded from latency
+    np.testing.assert_array_equal(np.sort(r.tree_latency), [101.0, 202.0, 304.0])
+    np.testing.assert_array_equal(r.bs_latency, [101.0, 101.0, 101.0])
+    assert r.tree_mean == pytest.approx(607 / 3)
+    assert r.total_mean == pytest.approx(607 / 3 + 101)
+    assert (r.delegation_copies, r.tree_copies, r.bs_copies, r.events) == (1, 3, 4, 9)
+
+
+def test_two_messages_by_hand_queues_are_fifo_and_separate():
+    """N = 8, B = 2 (3 subscribers per broker), root 0; node 2 publishes at 0 and 0.5.
+
+    The second delegation waits for the first in the publisher's queue (leaves at 2, arrives
+    102).  At the root the tree copies to broker 1 leave at 102 and 103, while its B-S queue
+    works through 3 + 3 copies (102..107), so broker 1 gets message 1 at 203 and its own B-S
+    queue, still busy with message 0 until 205, lets message 1's copies leave at 206, 207, 208.
+    """
+    r = sb.simulate_schedule(8, 2, 0, [0.0, 0.5], [2, 2])
+    np.testing.assert_array_equal(r.broker_arrival, [[101.0, 202.0], [102.0, 203.0]])
+    np.testing.assert_array_equal(
+        r.subscriber_arrival,
+        [[202.0, 303.0, 203.0, 304.0, 204.0, 305.0], [205.0, 306.0, 206.0, 307.0, 207.0, 308.0]],
+    )
+    assert r.tree_wait_mean == pytest.approx(0.5 / 4)  # only the second delegation waited
+    # each B-S queue: message 0 waits 0, 1, 2 before service, message 1 waits 2, 3, 4
+    assert r.bs_wait_mean == pytest.approx(2 * (0 + 1 + 2 + 2 + 3 + 4) / 12)
+    np.testing.assert_array_equal(r.root_order, [0, 1])
+    np.testing.assert_array_equal(r.delivery_order, np.tile([0, 1], (6, 1)))
+
+
+@pytest.mark.parametrize("brokers, root", [(16, 5), (32, 0), (64, 37)])
+def test_broker_tree_is_the_vcube_tree_of_the_root(brokers, root):
+    """One isolated message: each broker hears it one hop (its rank among the parent's
+    children + 100) after its parent, along the binomial tree of ``topology.tree_edges``."""
+    r = sb.simulate_schedule(2 * brokers, brokers, root, [0.0], [brokers + 3])
+    edges = topology.tree_edges(root, brokers.bit_length() - 1)
+    expected = {root: 101.0}
+    frontier = [root]
+    for parent in frontier:
+        for rank, child in enumerate(edges.get(parent, [])):
+            expected[child] = expected[parent] + rank + 1 + 100.0
+            frontier.append(child)
+    np.testing.assert_array_equal(r.broker_arrival[0], [expected[b] for b in range(brokers)])
+    assert r.tree_copies == brokers - 1
+
+
+def test_every_subscriber_gets_every_message_once_in_root_order():
+    """Heavy contention (8 subscribers per broker, 64 messages in ~100 u.t.): still exactly once
+    and in the order the root broadcast them, because the root serialises the topic and every
+    queue and link is FIFO."""
+    n, b, m = 144, 16, 64
+    r = sb.simulate(n_nodes=n, brokers=b, publishers=32, messages=m, mean_interval=50.0,
+                    seed=np.random.SeedSequence(3))
+    assert r.bs_wait_mean > 100  # the B-S queues really are congested
+    np.testing.assert_array_equal(np.sort(r.root_order), np.arange(m))
+    np.testing.assert_array_equal(r.received, np.full(n - b, m))
+    np.testing.assert_array_equal(r.delivery_order, np.tile(r.root_order, (n - b, 1)))
+    assert not np.isnan(r.broker_arrival).any() and not np.isnan(r.subscriber_arrival).any()
+    # arrival times agree with the recorded order
+    ordered = np.take_along_axis(r.subscriber_arrival.T, r.delivery_order, axis=1)
+    assert (np.diff(ordered, axis=1) > 0).all()
+    assert (r.delegation_copies, r.tree_copies, r.bs_copies) == (m, m * (b - 1), m * (n - b))
+    assert r.events == m * (n + 1)  # publications + one arrival per copy
+    assert (r.tree_latency > 0).all() and (r.bs_latency >= 101).all()
+
+
+def test_order_check_has_teeth_with_jittered_links():
+    """With t_pp jitter links are not FIFO any more: copies still arrive exactly once, but some
+    subscriber sees the messages out of the root's order (so the test above can fail)."""
+    n, b, m = 144, 16, 64
+    r = sb.simulate(n_nodes=n, brokers=b, publishers=32, messages=m, mean_interval=50.0,
+                    net=network.Network.vcube_ps(t_pp_sigma=25.0), seed=np.random.SeedSequence(3))
+    np.testing.assert_array_equal(r.received, np.full(n - b, m))
+    assert (np.sort(r.delivery_order, axis=1) == np.arange(m)).all()
+    assert (r.delivery_order != r.root_order[None, :]).any()
+
+
+def test_deterministic_per_seed_and_streams_are_the_documented_ones():
+    kw = dict(n_nodes=512, brokers=32, publishers=16, messages=32)
+    a = sb.simulate(**kw, seed=np.random.SeedSequence(7))
+    b = sb.simulate(**kw, seed=np.random.SeedSequence(7))
+    c = sb.simulate(**kw, seed=np.random.SeedSequence(8))
+    for field in ("times", "sources", "broker_arrival", "subscriber_arrival", "delivery_order"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    assert a.root == b.root
+    assert not np.array_equal(a.times, c.times)
+    # paired experiments rebuild the same draws from the stream names
+    seed = np.random.SeedSequence(7)
+    times, sources = sb.publication_schedule(seed, np.arange(32, 512), 16, 32, 500.0)
+    np.testing.assert_array_equal(a.times, times)
+    np.testing.assert_array_equal(a.sources, sources)
+    assert a.root == rng.generator(seed, "srpt_root").integers(32)
+
+
+def test_publication_schedule_is_the_first_epochs_of_poisson_publishers():
+    seed = np.random.SeedSequence(1)
+    candidates = np.arange(100, 4096)
+    p, m, mean = 64, 6400, 500.0
+    times, sources = sb.publication_schedule(seed, candidates, p, m, mean)
+    assert (np.diff(times) >= 0).all() and times[0] > 0
+    assert np.isin(sources, candidates).all()
+    counts = np.unique(sources, return_counts=True)[1]
+    assert len(counts) == p and counts.min() > 50 and counts.max() < 150  # ~100 each
+    # superposition of P processes: rate P / mean, so m epochs span m * mean / P = 50,000 u.t.
+    assert times[-1] == pytest.approx(m * mean / p, rel=0.05)
+    for node in np.unique(sources)[:5]:
+        gaps = np.diff(times[sources == node], prepend=0.0)
+        assert gaps.mean() == pytest.approx(mean, rel=0.3)
+
+
+def test_e8_trends_at_full_size():
+    """Spec checks E8-1..E8-3 on one paired seed at N = 4096, P = 128 (0.3-0.4 s per run)."""
+    runs = {b: sb.simulate(brokers=b, seed=np.random.SeedSequence(0)) for b in (32, 256, 2048)}
+    tree = {b: r.tree_mean for b, r in runs.items()}
+    bs = {b: r.bs_mean for b, r in runs.items()}
+    assert tree[32] < tree[256] < tree[2048]
+    assert bs[32] > bs[256] > bs[2048] and bs[32] >= 5 * bs[256]
+    # one subscriber per broker: a broker other than the root gets the messages from its parent's
+    # FIFO queue, at least t_send apart, so its B-S copy never waits: B-S is one bare hop.  Only
+    # the root, fed by independent publishers, can get two messages less than t_send apart.
+    r = runs[2048]
+    hop = r.subscriber_arrival - r.broker_arrival[:, r.broker_of]  # echoes included
+    not_root = r.broker_of != r.root
+    np.testing.assert_allclose(hop[:, not_root], 101.0, rtol=0, atol=1e-9)
+    assert hop[:, ~not_root].max() > 101.0  # the root's B-S copies did queue in this run
+    assert 101.0 <= bs[2048] < 101.1  # E8-3 accepts 100-110
+    for b, r in runs.items():
+        assert len(r.times) == 128 and (r.sources >= b).all()
+        np.testing.assert_array_equal(r.received, np.full(4096 - b, 128))
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(brokers=3), "power of two"),
+        (dict(brokers=0), "power of two"),
+        (dict(n_nodes=256, brokers=256), "brokers < n_nodes"),
+        (dict(n_nodes=64, brokers=32, publishers=33), "publishers"),
+        (dict(publishers=0), "publishers"),
+        (dict(messages=0), "messages"),
+        (dict(mean_interval=0.0), "mean_interval"),
+        (dict(mean_interval=float("nan")), "mean_interval"),
+    ],
+)
+def test_simulate_rejects_bad_parameters(kw, match):
+    with pytest.raises(ValueError, match=match):
+        sb.simulate(**kw)
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        ((8, 4, 4, [0.0], [4]), "root"),
+        ((8, 4, 0, [0.0], [3]), "publishers must be subscribers"),
+        ((8, 4, 0, [0.0], [8]), "publishers must be subscribers"),
+        ((8, 4, 0, [0.0, 1.0], [4]), "same length"),
+        ((8, 4, 0, [], []), "non-empty"),
+        ((8, 4, 0, [-1.0], [4]), ">= 0"),
+        ((8, 6, 0, [0.0], [7]), "power of two"),
+    ],
+)
+def test_simulate_schedule_rejects_bad_workloads(args, match):
+    with pytest.raises(ValueError, match=match):
+        sb.simulate_schedule(*args)
