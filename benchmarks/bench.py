@@ -6,6 +6,11 @@ the bare scheduling loop >= 2 M events/s of CPU (ring of 1000 nodes, 100 message
 simulation plus oracle) in <= 15 s wall, and the same run with aggregation in <= 60 s wall.
 The oracle alone is measured on a synthetic all-to-all log of 2000 processes (the size of the
 probabilistic-clock papers; ``--oracle-messages 100000`` gives their 2 x 10^8 deliveries).
+VCube-PS (issue 4): the authors' PeerSim code needs about 240 CPU-s for N = 1024 with every node
+publishing once and 5-7 CPU-s for one publisher at N = 4096; the targets are 5x faster (48 and
+1 CPU-s, simulation plus oracle).  The churn run (N = 4096, N_s = 4000, t_med = 1 min) is timed
+over ``--churn-minutes`` simulated minutes and extrapolated to the thesis's 120 minutes (events
+grow linearly with simulated time); target <= 10 minutes per replication.
 Results also go to ``build/bench.json``.
 """
 
@@ -18,8 +23,8 @@ import time
 
 import numpy as np
 
-from causal_lab import events, oracle, paths
-from causal_lab.protocols import vcube_broadcast
+from causal_lab import events, oracle, paths, pubsub_workload
+from causal_lab.protocols import vcube_broadcast, vcube_ps
 
 
 def bench_ring(repeats: int) -> dict:
@@ -57,6 +62,48 @@ def bench_broadcast(d: int, repeats: int, target_s: float, aggregate: bool) -> d
             "target": f"<= {target_s} s wall", "ok": wall <= target_s}
 
 
+def _pubsub_run(workload, seed) -> tuple[float, float, int]:
+    """CPU seconds of one VCube-PS run and of its oracle check, and the events processed."""
+    started = time.process_time()
+    run = vcube_ps.simulate(workload, "vcube_ps", seed=seed)
+    simulated = time.process_time()
+    report = oracle.check_by_topic(run.n_nodes, run.log_kind, run.log_node, run.log_msg,
+                                   run.msg_topic)
+    if report.late or report.duplicates:
+        raise AssertionError(f"causality oracle: {report}")
+    return simulated - started, time.process_time() - simulated, run.counters["events"]
+
+
+def bench_pubsub(repeats: int, churn_minutes: float) -> list[dict]:
+    seed = np.random.SeedSequence(2019)
+    _pubsub_run(pubsub_workload.single_publisher(3, 1.0, seed), seed)  # compile outside the timing
+    results = []
+    for name, workload, target in (
+        ("VCube-PS N=1024, every node publishes once, all subscribed",
+         pubsub_workload.many_publishers(10, 1.0, 1000.0, seed), 48.0),
+        ("VCube-PS N=4096, one publisher, all subscribed",
+         pubsub_workload.single_publisher(12, 1.0, seed), 1.0),
+    ):
+        runs = [_pubsub_run(workload, seed) for _ in range(repeats)]
+        sim = statistics.median(r[0] for r in runs)
+        check = statistics.median(r[1] for r in runs)
+        results.append({"name": f"{name} (one replication incl. oracle)",
+                        "cpu_seconds": sim + check, "simulation_cpu_seconds": sim,
+                        "oracle_cpu_seconds": check, "events": runs[0][2],
+                        "events_per_cpu_second": runs[0][2] / sim,
+                        "target": f"<= {target} CPU-s (5x PeerSim)", "ok": sim + check <= target})
+    rate = pubsub_workload.churn_rate(4000, 1.0)
+    workload = pubsub_workload.churn(12, 4000, rate, churn_minutes, 500.0, seed)
+    sim, check, n_events = _pubsub_run(workload, seed)
+    per_120 = (sim + check) * 120.0 / churn_minutes
+    results.append({"name": f"VCube-PS churn N=4096, N_s=4000, t_med=1 min, {churn_minutes:g} simulated "
+                            "minutes, extrapolated to 120",
+                    "cpu_seconds": sim + check, "events": n_events,
+                    "events_per_cpu_second": n_events / sim, "cpu_seconds_per_120_minutes": per_120,
+                    "target": "<= 600 CPU-s per 120-minute replication", "ok": per_120 <= 600})
+    return results
+
+
 def synthetic_log(n: int, m: int, seed: int = 1):
     """Direct broadcast to everyone, 200 broadcasts/s, Normal(100 ms, 20 ms) non-FIFO delays."""
     g = np.random.default_rng(seed)
@@ -88,10 +135,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--oracle-messages", type=int, default=20_000)
+    parser.add_argument("--churn-minutes", type=float, default=4.0)
     args = parser.parse_args()
     runs = max(1, args.repeats // 2 + 1)
     results = [bench_ring(args.repeats), bench_broadcast(10, runs, 15.0, aggregate=False),
-               bench_broadcast(10, runs, 60.0, aggregate=True), bench_oracle(2000, args.oracle_messages)]
+               bench_broadcast(10, runs, 60.0, aggregate=True), bench_oracle(2000, args.oracle_messages),
+               *bench_pubsub(runs, args.churn_minutes)]
     for r in results:
         numbers = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                             for k, v in r.items() if k not in ("name", "target", "ok"))

@@ -142,3 +142,12 @@ def send(p, s, sender, now):
     k = s.sent[sender]
     s.sent[sender] = k + 1
     return start + p.t_t + propagation(p, sender, k), start - ready
+
+
+@numba.njit(cache=True)
+def bypass(p, s, sender, now):
+    """A message that does not occupy the sending queue (VCube-PS ``ack_cost = free``, spec
+    §3.2 and ambiguity A4): it only pays the propagation delay; returns its arrival time."""
+    k = s.sent[sender]
+    s.sent[sender] = k + 1
+    return now + propagation(p, sender, k)

@@ -6,25 +6,44 @@ the log alone it rebuilds the true causal past of every message, the way Lamport
 a broadcast by p depends on everything p broadcast or delivered before (spec
 probabilistic_clocks §4.1).
 
-Definitions (probabilistic_clocks §4.2, vcube_ps §2.10):
+Definitions (probabilistic_clocks §4.2, vcube_ps §2.9-§2.10, thesis §5.4.1):
 
 * an *ordering error* is a delivery of m at q while some message of m's causal past has not been
   delivered at q yet (``error_strict``; when every message is eventually delivered everywhere,
   this is exactly "a causal predecessor that q will deliver was delivered after m");
+* a *late* delivery is a delivery of m at q after q already delivered (or broadcast) a message
+  m' with m -> m'.  This is the publish/subscribe guarantee of the thesis ("if a node publishes
+  m' after delivering m, no node delivers m after m'"): a process that joined after m or left
+  before m' never delivers m, which is an ordering error but not a violation, so under churn
+  ``late`` is the criterion and ``errors`` over-counts.  "->" is Lamport's transitive relation
+  (vcube_ps §2.10 invariant 3), also through an intermediate message the publisher of m' never
+  delivered itself;
 * a *duplicate* is a second delivery of the same message at the same process;
 * a *missing* delivery is a (message, process) pair the process was entitled to deliver but
   never did (liveness).  By default every process is entitled to every message.
 
-How it scales (2000 processes x 10^5 messages, 10^8 deliveries) without O(N) work per
-delivery (probabilistic_clocks §4.3):
+``check_by_topic`` applies all of this per topic: causal order is required only among the
+messages of one topic (thesis §5.4), so a "wrong" order across topics is not counted.
 
+How it scales (2000 processes x 10^5 messages, 10^8 deliveries; 4096 processes under churn)
+without O(N) work per delivery (probabilistic_clocks §4.3):
+
+* ``seen``: one bit per (message, process), for duplicates, for filling gaps and for liveness;
 * ``prefix[q, a]``: how many messages of source a process q has delivered contiguously;
 * ``lag[q]``: the sources whose broadcasts q has not all delivered yet.  Only those can hold an
   undelivered predecessor, so the error test of a delivery looks at ``lag[q]`` only;
-* ``know[q]``: q's true knowledge vector.  In an error-free delivery the message's past is
-  already inside ``prefix[q]``, so only one entry changes; a full O(N) merge happens only on
-  errors;
-* a message's vector clock is kept only while some later log entry still refers to it.
+* q's true knowledge vector K[q] (the causal past of everything q delivered or broadcast) is
+  ``know[q]`` joined with the vector clocks of the few messages in ``pending[q]``.  In an
+  error-free delivery the message's past is already inside ``prefix[q]``, so only one entry of
+  ``know[q]`` changes.  After an ordering error the message joins ``pending[q]`` instead of being
+  merged entry by entry: a late joiner's deliveries are nearly all ordering errors, and an O(N)
+  merge for each of them would dominate the run.  ``pending[q]`` stays a small antichain (a
+  message whose past contains a pending one replaces it) and is merged into ``know[q]`` when q
+  broadcasts (its message's vector clock is K[q]) or when it reaches ``PENDING_LIMIT``;
+* m = (a, c), the c-th broadcast of a, is late at q iff K[q][a] >= c before the delivery:
+  ``know[q, a]`` plus one entry per pending message.  A late delivery leaves K[q] unchanged,
+  since m's whole past is already in it;
+* a message's vector clock is kept only while a later log entry refers to it or it is pending.
 """
 
 from __future__ import annotations
@@ -33,12 +52,11 @@ import dataclasses
 
 import numba
 import numpy as np
-from numba import types
-from numba.typed import Dict
 
 BROADCAST = 0
 DELIVER = 1
-TRACK_LIMIT = 50_000_000  # (message, process) pairs above which delivered_by is not kept
+PENDING_LIMIT = 16  # vector clocks held per process before they are merged into know[q]
+EXAMPLES = 5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,16 +70,28 @@ class Report:
     messages_with_error: int
     duplicates: int
     missing: int  # entitled (message, process) pairs never delivered
+    late: int  # deliveries of m after something m precedes (the pub/sub violation, §5.4.1)
     undelivered_example: tuple  # up to 5 (message, process) pairs
     error_example: tuple  # up to 5 (message, process) pairs
+    late_example: tuple  # up to 5 (message, process) pairs
 
     @property
     def ok(self) -> bool:
+        """Static runs, where everyone delivers everything: no ordering error at all."""
         return self.errors == 0 and self.duplicates == 0 and self.missing == 0
 
-    def assert_ok(self) -> None:
-        """Raise unless the run is causally ordered, duplicate-free and complete."""
-        if not self.ok:
+    @property
+    def ok_pubsub(self) -> bool:
+        """Runs with churn: skipping messages is allowed, delivering one too late is not.
+
+        ``missing`` only means something here if the caller passed the ``entitled`` mask.
+        """
+        return self.late == 0 and self.duplicates == 0 and self.missing == 0
+
+    def assert_ok(self, pubsub: bool = False) -> None:
+        """Raise unless the run is ordered (strictly, or in the pub/sub sense), duplicate-free
+        and complete."""
+        if not (self.ok_pubsub if pubsub else self.ok):
             raise AssertionError(f"causality oracle: {self}")
 
 
@@ -73,6 +103,55 @@ def check(n_procs: int, log_kind, log_node, log_msg, entitled=None) -> Report:
     the source's own delivery.  ``entitled`` optionally gives, per message id, a boolean mask of
     the processes that must deliver it (default: all).
     """
+    kind, node, msg = _log_arrays(n_procs, log_kind, log_node, log_msg)
+    n_msgs = int(msg.max()) + 1 if len(msg) else 0
+    ent = _entitled(entitled, n_msgs, n_procs)
+    part = _check_part(kind, node, msg, n_msgs, np.arange(n_msgs), None, n_procs, ent)
+    return _report(n_procs, n_msgs, [part])
+
+
+def check_by_topic(n_procs: int, log_kind, log_node, log_msg, msg_topic, entitled=None) -> Report:
+    """Check an event log in which causal order is required only within each topic.
+
+    ``msg_topic[m]`` is the topic (any non-negative integer) of message id m; every logged id
+    must be below ``len(msg_topic)``.  The log is split by topic, each part is checked alone
+    with its messages and processes renumbered, and the counts are summed; examples use the
+    global ids.  ``entitled`` is an optional (messages, processes) mask in global ids; without
+    it every process owes every message, non-subscribers included, so ``missing`` then counts
+    those too.
+    """
+    kind, node, msg = _log_arrays(n_procs, log_kind, log_node, log_msg)
+    topic = np.asarray(msg_topic, np.int64)
+    n_msgs = len(topic)
+    if len(msg) and msg.max() >= n_msgs:
+        raise ValueError("log refers to a message id without a topic")
+    if n_msgs and topic.min() < 0:
+        raise ValueError("negative topic")
+    ent = _entitled(entitled, n_msgs, n_procs)
+    _, topic_idx = np.unique(topic, return_inverse=True)
+    by_topic = np.argsort(topic_idx, kind="stable")  # message ids grouped by topic, ascending
+    first = np.searchsorted(topic_idx[by_topic], np.arange(topic_idx.max(initial=-1) + 2))
+    local = np.empty(n_msgs, np.int64)
+    local[by_topic] = np.arange(n_msgs) - first[topic_idx[by_topic]]
+    start, t_kind, t_node, t_msg = _split(kind, node, msg, topic_idx, local, len(first) - 1)
+    parts = []
+    for t in range(len(first) - 1):
+        ids = by_topic[first[t]:first[t + 1]]
+        lo, hi = start[t], start[t + 1]
+        node_t = t_node[lo:hi]
+        procs = np.flatnonzero(np.bincount(node_t, minlength=n_procs))
+        if len(procs) == n_procs:
+            procs = None
+        else:  # renumber: the O(N^2) state then covers the topic's processes only
+            renumber = np.full(n_procs, -1, np.int32)
+            renumber[procs] = np.arange(len(procs), dtype=np.int32)
+            node_t = renumber[node_t]
+        parts.append(_check_part(t_kind[lo:hi], node_t, t_msg[lo:hi], len(ids), ids, procs, n_procs,
+                                 None if ent is None else ent[ids]))
+    return _report(n_procs, n_msgs, parts)
+
+
+def _log_arrays(n_procs, log_kind, log_node, log_msg):
     kind = np.asarray(log_kind, np.int8)
     node = np.asarray(log_node, np.int64)
     msg = np.asarray(log_msg, np.int64)
@@ -80,57 +159,136 @@ def check(n_procs: int, log_kind, log_node, log_msg, entitled=None) -> Report:
         raise ValueError("log arrays differ in length")
     if len(msg) and (node.min() < 0 or node.max() >= n_procs or msg.min() < 0):
         raise ValueError("log refers to a process outside 0..n_procs-1 or a negative message id")
-    n_msgs = int(msg.max()) + 1 if len(msg) else 0
     is_b = kind == BROADCAST
-    if np.bincount(msg[is_b], minlength=n_msgs).max(initial=0) > 1:
+    if np.bincount(msg[is_b]).max(initial=0) > 1:
         raise ValueError("a message id is broadcast twice")
-    last_use = np.zeros(n_msgs, np.int64)
-    last_use[msg] = np.arange(len(msg))  # fancy assignment keeps the last occurrence
-    errors, err_msg, dup, dcount, delivered_by, err_ex = _scan(
-        n_procs, n_msgs, kind, node, msg, last_use, _max_live(is_b, msg, last_use)
-    )
+    return kind, node, msg
+
+
+def _entitled(entitled, n_msgs, n_procs):
     if entitled is None:
-        missing = int(n_procs * n_msgs - dcount.sum())
-        undelivered = _undelivered_examples(dcount, delivered_by, n_procs, None)
+        return None
+    ent = np.asarray(entitled, bool)
+    if ent.shape != (n_msgs, n_procs):
+        raise ValueError("entitled must be a (messages, processes) mask")
+    return ent
+
+
+def _check_part(kind, node, msg, n_msgs, ids, procs, n_procs, ent):
+    """Scan one log whose messages are 0..n_msgs-1 and processes 0..len(procs)-1.
+
+    ``ids`` and ``procs`` (None: all ``n_procs``, unchanged) map them back to global ids;
+    ``ent`` is the part's entitlement mask over the ``n_procs`` global processes.  Returns the
+    counts and the examples in global ids.
+    """
+    n = n_procs if procs is None else len(procs)
+    last_use, live = _lifetimes(kind, msg, n_msgs)
+    errors, err_msg, dup, late, dcount, seen, err_ex, late_ex = _scan(
+        n, n_msgs, kind, node, msg, last_use, live, PENDING_LIMIT)
+    procs = np.arange(n_procs) if procs is None else procs
+
+    def delivered(rows):
+        """Who delivered those messages, as a (len(rows), n_procs) mask."""
+        bits = np.unpackbits(seen[rows], axis=1, count=n, bitorder="little").astype(bool)
+        if n == n_procs:
+            return bits
+        full = np.zeros((len(rows), n_procs), bool)
+        full[:, procs] = bits
+        return full
+
+    if ent is None:
+        missing = n_procs * n_msgs - int(dcount.sum())
+        short = np.flatnonzero(dcount < n_procs)[:EXAMPLES]
+        undelivered = [(ids[m], np.flatnonzero(~d)[0]) for m, d in zip(short, delivered(short))]
     else:
-        ent = np.asarray(entitled, bool)
-        if ent.shape != (n_msgs, n_procs) or delivered_by.shape != ent.shape:
-            raise ValueError("entitled must be a (messages, processes) mask of a trackable size")
-        missing = int(ent.sum() - (ent & delivered_by).sum())
-        undelivered = _undelivered_examples(dcount, delivered_by, n_procs, ent)
-    return Report(
-        processes=n_procs,
-        messages=n_msgs,
-        deliveries=int(dcount.sum()),
-        errors=int(errors),
-        messages_with_error=int(err_msg.sum()),
-        duplicates=int(dup),
-        missing=missing,
-        undelivered_example=undelivered,
-        error_example=tuple(map(tuple, err_ex.tolist())),
-    )
+        gaps = ent & ~delivered(np.arange(n_msgs))
+        missing = int(gaps.sum())
+        rows = np.flatnonzero(gaps.any(axis=1))[:EXAMPLES]
+        undelivered = [(ids[m], q) for m in rows for q in np.flatnonzero(gaps[m])]
+    return {
+        "deliveries": int(dcount.sum()), "errors": int(errors),
+        "messages_with_error": int(err_msg.sum()), "duplicates": int(dup), "missing": missing,
+        "late": int(late),
+        "undelivered_example": undelivered,
+        "error_example": [(ids[m], procs[q]) for m, q in err_ex],
+        "late_example": [(ids[m], procs[q]) for m, q in late_ex],
+    }
 
 
-def _max_live(is_b, msg, last_use) -> int:
-    """How many vector clocks must be held at once (broadcast seen, last use not yet passed)."""
-    delta = np.zeros(len(msg) + 1, np.int64)
-    delta[np.flatnonzero(is_b)] += 1
-    delta[last_use[msg[is_b]] + 1] -= 1
-    return max(1, int(np.cumsum(delta).max(initial=1)))
-
-
-def _undelivered_examples(dcount, delivered_by, n_procs, entitled):
-    if entitled is None:
-        short = np.flatnonzero(dcount < n_procs)[:5]
-        if delivered_by.shape[0] != len(dcount):  # too large to track per pair: process unknown
-            return tuple((int(m), -1) for m in short)
-        return tuple((int(m), int(np.flatnonzero(~delivered_by[m])[0])) for m in short)
-    gaps = np.argwhere(entitled & ~delivered_by)[:5]
-    return tuple(map(tuple, gaps.tolist()))
+def _report(n_procs, n_msgs, parts) -> Report:
+    counts = ("deliveries", "errors", "messages_with_error", "duplicates", "missing", "late")
+    examples = ("undelivered_example", "error_example", "late_example")
+    return Report(processes=n_procs, messages=n_msgs,
+                  **{k: sum(p[k] for p in parts) for k in counts},
+                  **{k: tuple((int(m), int(q)) for p in parts for m, q in p[k])[:EXAMPLES]
+                     for k in examples})
 
 
 @numba.njit(cache=True)
-def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows):
+def _lifetimes(kind, msg, n_msgs):
+    """Last log index of every message, and how many vector clocks the log alone keeps alive at
+    once (broadcast seen, last use not yet passed)."""
+    last_use = np.zeros(n_msgs, np.int64)
+    for k in range(len(msg)):
+        last_use[msg[k]] = k
+    live = 0
+    most = 1
+    for k in range(len(msg)):
+        if kind[k] == BROADCAST:
+            live += 1
+            most = max(most, live)
+        if last_use[msg[k]] == k:
+            live -= 1
+    return last_use, most
+
+
+@numba.njit(cache=True)
+def _split(kind, node, msg, topic_idx, local, n_topics):
+    """Group the log by topic (a stable counting sort), with per-topic message ids."""
+    start = np.zeros(n_topics + 1, np.int64)
+    for k in range(len(msg)):
+        start[topic_idx[msg[k]] + 1] += 1
+    start = np.cumsum(start)
+    pos = start[:-1].copy()
+    t_kind = np.empty(len(msg), np.int8)
+    t_node = np.empty(len(msg), np.int32)
+    t_msg = np.empty(len(msg), np.int32)
+    for k in range(len(msg)):
+        m = msg[k]
+        t = topic_idx[m]
+        i = pos[t]
+        pos[t] += 1
+        t_kind[i] = kind[k]
+        t_node[i] = node[k]
+        t_msg[i] = local[m]
+    return start, t_kind, t_node, t_msg
+
+
+@numba.njit(cache=True)
+def _release(p, pend_refs, row, last_use, k, free_rows):
+    """One pending reference to p is gone: free its vector clock if nothing needs it any more."""
+    pend_refs[p] -= 1
+    if pend_refs[p] == 0 and last_use[p] < k:
+        free_rows.append(row[p])
+        row[p] = -1
+
+
+@numba.njit(cache=True)
+def _flush(q, know, pend, pend_len, pend_refs, pool, row, last_use, k, free_rows):
+    """Merge q's pending vector clocks into know[q] (which then equals K[q])."""
+    for i in range(pend_len[q]):
+        p = pend[q, i]
+        vc = pool[row[p]]
+        for b in range(know.shape[1]):
+            if vc[b] > know[q, b]:
+                know[q, b] = vc[b]
+        _release(p, pend_refs, row, last_use, k, free_rows)
+    pend_len[q] = 0
+
+
+@numba.njit(cache=True)
+def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows, pending_limit):
+    """Replay the log once; the counts, the ``seen`` bits and the first examples."""
     src = np.full(n_msgs, -1, np.int64)
     seq = np.zeros(n_msgs, np.int64)
     by_seq = np.full(n_msgs, -1, np.int64)  # message id of (source, seq), via a per-source offset
@@ -151,18 +309,21 @@ def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows):
     pool = np.zeros((pool_rows, n), np.int32)
     free_rows = list(range(pool_rows - 1, -1, -1))
     row = np.full(n_msgs, -1, np.int64)
-    ahead = Dict.empty(key_type=types.int64, value_type=types.int8)  # delivered past a gap
+    pend = np.zeros((n, pending_limit), np.int64)
+    pend_len = np.zeros(n, np.int64)
+    pend_refs = np.zeros(n_msgs, np.int64)
+    seen = np.zeros((n_msgs, (n + 7) // 8), np.uint8)
     dcount = np.zeros(n_msgs, np.int64)
-    # who delivered what, only to name examples and to apply an entitlement mask
-    track = n_msgs * n <= TRACK_LIMIT
-    delivered_by = np.zeros((n_msgs if track else 1, n if track else 1), np.bool_)
     err_msg = np.zeros(n_msgs, np.bool_)
-    err_ex = np.zeros((0, 2), np.int64)
+    err_ex = np.zeros((EXAMPLES, 2), np.int64)
+    late_ex = np.zeros((EXAMPLES, 2), np.int64)
     errors = 0
+    late = 0
     dup = 0
     for k in range(len(kind)):
         q = node[k]
         m = msg[k]
+        bit = np.uint8(1 << (q & 7))
         if kind[k] == BROADCAST:
             a = q
             nb[a] += 1
@@ -170,8 +331,16 @@ def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows):
             src[m] = a
             seq[m] = c
             by_seq[offset[a] + c - 1] = m
+            _flush(a, know, pend, pend_len, pend_refs, pool, row, last_use, k, free_rows)
             know[a, a] = c
             prefix[a, a] = c
+            if len(free_rows) == 0:  # pending messages outlive their last log entry
+                rows = pool.shape[0]
+                grown = np.zeros((2 * rows, n), np.int32)
+                grown[:rows] = pool
+                pool = grown
+                for r in range(2 * rows - 1, rows - 1, -1):
+                    free_rows.append(r)
             r = free_rows.pop()
             row[m] = r
             pool[r, :] = know[a, :]
@@ -181,17 +350,23 @@ def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows):
                     lag_list[other, lag_len[other]] = a
                     lag_len[other] += 1
             dcount[m] += 1
-            if track:
-                delivered_by[m, a] = True
+            seen[m, a >> 3] |= bit
         else:
             a = src[m]
             if a < 0:
                 raise ValueError("a message is delivered before it is broadcast")
-            c = seq[m]
-            if c <= prefix[q, a] or (q * n_msgs + m) in ahead:
+            if (seen[m, q >> 3] & bit) != 0:
                 dup += 1
             else:
+                seen[m, q >> 3] |= bit
+                dcount[m] += 1
+                c = seq[m]
                 vc = pool[row[m]]
+                is_late = know[q, a] >= c
+                i = 0
+                while not is_late and i < pend_len[q]:
+                    is_late = pool[row[pend[q, i]], a] >= c
+                    i += 1
                 gap = prefix[q, a] < c - 1
                 if not gap:
                     for t in range(lag_len[q]):
@@ -200,29 +375,39 @@ def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows):
                             gap = True
                             break
                 if gap:
+                    if errors < EXAMPLES:
+                        err_ex[errors, 0] = m
+                        err_ex[errors, 1] = q
                     errors += 1
                     err_msg[m] = True
-                    if err_ex.shape[0] < 5:
-                        e = np.empty((err_ex.shape[0] + 1, 2), np.int64)
-                        e[:-1] = err_ex
-                        e[-1, 0] = m
-                        e[-1, 1] = q
-                        err_ex = e
-                    for b in range(n):
-                        if vc[b] > know[q, b]:
-                            know[q, b] = vc[b]
-                if c > know[q, a]:
+                if is_late:
+                    if late < EXAMPLES:
+                        late_ex[late, 0] = m
+                        late_ex[late, 1] = q
+                    late += 1
+                elif gap:
+                    # m becomes pending at q; pending messages in m's past are covered by m
+                    j = 0
+                    for i in range(pend_len[q]):
+                        p = pend[q, i]
+                        if vc[src[p]] >= seq[p]:
+                            _release(p, pend_refs, row, last_use, k, free_rows)
+                        else:
+                            pend[q, j] = p
+                            j += 1
+                    pend_len[q] = j
+                    if j == pending_limit:
+                        _flush(q, know, pend, pend_len, pend_refs, pool, row, last_use, k, free_rows)
+                    pend[q, pend_len[q]] = m
+                    pend_len[q] += 1
+                    pend_refs[m] += 1
+                else:
                     know[q, a] = c
                 if c == prefix[q, a] + 1:
-                    prefix[q, a] = c
-                    while prefix[q, a] < nb[a]:
-                        key = q * n_msgs + by_seq[offset[a] + prefix[q, a]]
-                        if key not in ahead:
-                            break
-                        del ahead[key]
-                        prefix[q, a] += 1
-                else:
-                    ahead[q * n_msgs + m] = 1
+                    c_pre = c
+                    while c_pre < nb[a] and (seen[by_seq[offset[a] + c_pre], q >> 3] & bit) != 0:
+                        c_pre += 1
+                    prefix[q, a] = c_pre
                 if prefix[q, a] == nb[a] and lag_pos[q, a] >= 0:
                     t = lag_pos[q, a]
                     last = lag_list[q, lag_len[q] - 1]
@@ -230,10 +415,8 @@ def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows):
                     lag_pos[q, last] = t
                     lag_pos[q, a] = -1
                     lag_len[q] -= 1
-                dcount[m] += 1
-                if track:
-                    delivered_by[m, q] = True
-        if last_use[m] == k and row[m] >= 0:
+        if last_use[m] == k and row[m] >= 0 and pend_refs[m] == 0:
             free_rows.append(row[m])
             row[m] = -1
-    return errors, err_msg, dup, dcount, delivered_by, err_ex
+    return (errors, err_msg, dup, late, dcount, seen,
+            err_ex[:min(errors, EXAMPLES)], late_ex[:min(late, EXAMPLES)])

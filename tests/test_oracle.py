@@ -1,4 +1,4 @@
-"""The causality oracle against a brute-force reading of the definition."""
+"""The causality oracle against a brute-force reading of the definitions."""
 
 import numpy as np
 import pytest
@@ -8,32 +8,34 @@ from causal_lab import oracle
 B, D = oracle.BROADCAST, oracle.DELIVER
 
 
-def brute_force(n, kind, node, msg):
-    """error_strict by dense vector clocks replayed over the log (O(N) per event)."""
-    know = np.zeros((n, n), int)
-    delivered = [set() for _ in range(n)]
-    vc, src, seq, nb = {}, {}, {}, np.zeros(n, int)
-    by = {}
-    errors = dup = 0
+def brute_force(n, kind, node, msg, entitled=None):
+    """(errors, duplicates, missing, late) from explicit causal-past sets replayed over the log.
+
+    past[m] is every message that happened before m's broadcast (Lamport); ``hist[p]`` is what
+    p delivered or broadcast so far.  error_strict: something of past[m] is not in hist[q];
+    late: m is in the past of something already in hist[q].
+    """
+    hist = [set() for _ in range(n)]
+    past = {}
+    errors = dup = late = 0
     for k, p, m in zip(kind, node, msg):
         if k == B:
-            nb[p] += 1
-            src[m], seq[m] = p, nb[p]
-            by[(p, nb[p])] = m
-            know[p, p] = nb[p]
-            vc[m] = know[p].copy()
-            delivered[p].add(m)
+            past[m] = set().union(*(past[x] | {x} for x in hist[p]))
+            hist[p].add(m)
+        elif m in hist[p]:
+            dup += 1
         else:
-            if m in delivered[p]:
-                dup += 1
-                continue
-            past = [by[(a, c)] for a in range(n) for c in range(1, vc[m][a] + 1) if by[(a, c)] != m]
-            if any(x not in delivered[p] for x in past):
-                errors += 1
-            know[p] = np.maximum(know[p], vc[m])
-            delivered[p].add(m)
-    missing = n * len(src) - sum(len(s) for s in delivered)
-    return errors, dup, missing
+            errors += any(x not in hist[p] for x in past[m])
+            late += any(m in past[x] for x in hist[p])
+            hist[p].add(m)
+    n_msgs = max(past) + 1
+    ent = np.ones((n_msgs, n), bool) if entitled is None else entitled
+    missing = sum(ent[m, p] and m not in hist[p] for m in range(n_msgs) for p in range(n))
+    return errors, dup, missing, late
+
+
+def counts(report):
+    return report.errors, report.duplicates, report.missing, report.late
 
 
 def causal_log(n=3):
@@ -48,16 +50,19 @@ def check(log, n=3, **kw):
 
 def test_causal_log_is_ok():
     report = check(causal_log())
-    assert report.ok and report.deliveries == 6
+    assert report.ok and report.ok_pubsub and report.deliveries == 6 and report.late == 0
 
 
-def test_inverted_delivery_is_an_error():
+def test_inverted_delivery_is_an_error_and_late():
     log = [(B, 0, 0), (D, 1, 0), (B, 1, 1), (D, 2, 1), (D, 2, 0), (D, 0, 1)]
     report = check(log)
-    assert (report.errors, report.messages_with_error, report.missing) == (1, 1, 0)
-    assert report.error_example == ((1, 2),)
+    assert (report.errors, report.messages_with_error, report.missing, report.late) == (1, 1, 0, 1)
+    assert report.error_example == ((1, 2),) and report.late_example == ((0, 2),)
+    assert not report.ok_pubsub
     with pytest.raises(AssertionError):
         report.assert_ok()
+    with pytest.raises(AssertionError):
+        report.assert_ok(pubsub=True)
 
 
 def test_transitive_predecessor_counts():
@@ -66,11 +71,44 @@ def test_transitive_predecessor_counts():
            (D, 3, 1), (D, 3, 2), (D, 3, 0), (D, 0, 1), (D, 0, 2), (D, 1, 2)]
     report = check(log, n=4)
     assert report.errors == 2 and report.messages_with_error == 2 and report.missing == 0
+    assert report.late == 1 and report.late_example == ((0, 3),)  # only m0 came after a successor
+
+
+def test_late_through_a_message_never_delivered():
+    # m0 -> m1 -> m2; p3 never delivers m1, but m0 after m2 is still an inversion (m0 -> m2)
+    log = [(B, 0, 0), (D, 1, 0), (B, 1, 1), (D, 2, 0), (D, 2, 1), (B, 2, 2), (D, 3, 2), (D, 3, 0)]
+    entitled = np.ones((3, 4), bool)
+    entitled[1:, 0] = entitled[2, 1] = entitled[1, 3] = False
+    report = check(log, n=4, entitled=entitled)
+    assert (report.errors, report.late, report.missing) == (1, 1, 0)
+    assert report.late_example == ((0, 3),)
+
+
+def test_late_joiner_skipping_old_messages_is_not_late():
+    """Thesis Figure 5.3 (spec T10): p3 joins after m0 and m2, delivers m1 and m3 only."""
+    log = [(B, 0, 0), (D, 1, 0), (D, 2, 0), (B, 1, 1), (B, 2, 2), (D, 0, 1), (D, 2, 1),
+           (D, 0, 2), (D, 1, 2), (B, 1, 3), (D, 0, 3), (D, 2, 3), (D, 3, 1), (D, 3, 3)]
+    entitled = np.ones((4, 4), bool)
+    entitled[[0, 2], 3] = False
+    report = check(log, n=4, entitled=entitled)
+    assert report.errors == 2 and report.error_example == ((1, 3), (3, 3))
+    assert (report.late, report.duplicates, report.missing) == (0, 0, 0)
+    assert report.ok_pubsub and not report.ok
+    report.assert_ok(pubsub=True)
+    assert check(log, n=4).missing == 2  # without the mask p3 owes m0 and m2
+
+
+def test_broadcast_counts_as_having_seen_the_past():
+    # p2 delivers m0, broadcasts m1; p2 cannot be late for m0 (duplicate), but p3 can
+    log = [(B, 0, 0), (D, 2, 0), (B, 2, 1), (D, 2, 0), (D, 3, 1), (D, 3, 0)]
+    report = check(log, n=4, entitled=np.array([[1, 0, 1, 1], [0, 0, 1, 1]], bool))
+    assert (report.duplicates, report.late, report.late_example) == (1, 1, ((0, 3),))
 
 
 def test_fifo_violation_from_one_source():
     log = [(B, 0, 0), (B, 0, 1), (D, 1, 1), (D, 1, 0)]
-    assert check(log, n=2).errors == 1
+    report = check(log, n=2)
+    assert (report.errors, report.late) == (1, 1)
 
 
 def test_duplicates_and_missing():
@@ -86,6 +124,8 @@ def test_entitlement_mask_limits_liveness():
     entitled = np.ones((2, 3), bool)
     entitled[1, 0] = False
     assert check(short, entitled=entitled).ok
+    entitled[0, 0] = entitled[1, 0] = True
+    assert check(short, entitled=entitled).undelivered_example == ((1, 0),)
 
 
 def test_delivery_before_broadcast_is_rejected():
@@ -93,11 +133,16 @@ def test_delivery_before_broadcast_is_rejected():
         check([(D, 1, 0), (B, 0, 0)])
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_random_logs_match_brute_force(seed):
-    """Random logs with wrong orders, gaps and duplicates: same counts as the definition."""
-    g = np.random.default_rng(seed)
-    n, m_total = int(g.integers(2, 6)), int(g.integers(3, 25))
+def random_log(g, n, m_total, churn):
+    """Random logs with wrong orders, gaps and duplicates.
+
+    With ``churn`` every process is subscribed during a random window of broadcasts and gets
+    only those messages (some deliveries are still dropped); returns the entitlement mask too.
+    """
+    window = np.tile([0, m_total], (n, 1))  # [join, leave) in broadcasts
+    if churn:
+        window = np.sort(g.integers(0, m_total + 1, (n, 2)), axis=1)
+    entitled = np.zeros((m_total, n), bool)
     log, pool = [], []  # pool: (process, message) deliveries still to happen
     for m in range(m_total):
         # before each broadcast, some deliveries happen in random order
@@ -105,11 +150,118 @@ def test_random_logs_match_brute_force(seed):
             log.append((D, *pool.pop(int(g.integers(len(pool))))))
         p = int(g.integers(n))
         log.append((B, p, m))
-        pool += [(q, m) for q in range(n) if q != p and g.random() < 0.9]
+        entitled[m] = (window[:, 0] <= m) & (m < window[:, 1])
+        entitled[m, p] = True
+        pool += [(q, m) for q in np.flatnonzero(entitled[m]) if q != p and g.random() < 0.9]
         if g.random() < 0.2 and pool:
             pool.append(pool[int(g.integers(len(pool)))])  # a duplicate delivery
     g.shuffle(pool)
     log += [(D, q, m) for q, m in pool]
+    return log, entitled
+
+
+def seeded_log(seed):
+    g = np.random.default_rng(seed)
+    n, m_total, churn = int(g.integers(2, 6)), int(g.integers(3, 25)), seed % 2 == 1
+    return n, *random_log(g, n, m_total, churn)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_random_logs_match_brute_force(seed):
+    n, log, entitled = seeded_log(seed)
     kind, node, msg = zip(*log)
-    report = oracle.check(n, kind, node, msg)
-    assert (report.errors, report.duplicates, report.missing) == brute_force(n, kind, node, msg)
+    assert counts(oracle.check(n, kind, node, msg)) == brute_force(n, kind, node, msg)
+    expected = brute_force(n, kind, node, msg, entitled)
+    assert counts(oracle.check(n, kind, node, msg, entitled=entitled)) == expected
+
+
+def test_random_logs_cover_the_cases():
+    """The seeds above include late joiners (errors but nothing late), real inversions,
+    duplicates and missing deliveries."""
+    found = [brute_force(n, *zip(*log), entitled) for n, log, entitled in map(seeded_log, range(16))]
+    assert any(e > 0 and late == 0 for e, _, _, late in found)
+    assert any(late > 0 for _, _, _, late in found)
+    assert any(d > 0 for _, d, _, _ in found) and any(miss > 0 for _, _, miss, _ in found)
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+def test_small_pending_limit_matches_brute_force(monkeypatch, limit):
+    """Pending vector clocks merged early (and their rows outliving the log) change nothing."""
+    monkeypatch.setattr(oracle, "PENDING_LIMIT", limit)
+    for seed in range(12):
+        g = np.random.default_rng([limit, seed])
+        n, m_total = int(g.integers(3, 7)), int(g.integers(10, 30))
+        log, entitled = random_log(g, n, m_total, churn=seed % 2 == 1)
+        kind, node, msg = zip(*log)
+        assert counts(oracle.check(n, kind, node, msg, entitled=entitled)) == \
+            brute_force(n, kind, node, msg, entitled)
+
+
+def by_hand(n, log, msg_topic, entitled):
+    """check_by_topic's meaning: oracle.check on each topic's sub-log, counts summed."""
+    total = np.zeros(5, int)
+    for t in np.unique(msg_topic):
+        ids = np.flatnonzero(msg_topic == t)
+        local = {int(g): i for i, g in enumerate(ids)}
+        sub = [(k, p, local[m]) for k, p, m in log if m in local]
+        kind, node, msg = zip(*sub)
+        report = oracle.check(n, kind, node, msg, entitled=entitled[ids])
+        total += (*counts(report), report.deliveries)
+    return tuple(total)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_check_by_topic_sums_the_topics(seed):
+    g = np.random.default_rng([7, seed])
+    n, m_total = int(g.integers(3, 8)), int(g.integers(8, 40))
+    log, entitled = random_log(g, n, m_total, churn=seed % 2 == 0)
+    msg_topic = g.choice([3, 10, 11], m_total)  # topics are any integers
+    msg_topic[:3] = [3, 10, 11]
+    kind, node, msg = zip(*log)
+    report = oracle.check_by_topic(n, kind, node, msg, msg_topic, entitled=entitled)
+    assert (*counts(report), report.deliveries) == by_hand(n, log, msg_topic, entitled)
+    assert report.messages == m_total
+    for m, q in report.error_example + report.late_example:
+        assert any(e == (D, q, m) for e in log)  # examples are in global ids
+    for m, q in report.undelivered_example:
+        assert entitled[m, q] and (D, q, m) not in log and (B, q, m) not in log
+
+
+def test_inversion_across_topics_is_not_an_error():
+    # m0 (topic 0) -> m1 (topic 1) through p1; p2 delivers m1 before m0
+    log = [(B, 0, 0), (D, 1, 0), (B, 1, 1), (D, 2, 1), (D, 2, 0), (D, 0, 1)]
+    kind, node, msg = zip(*log)
+    assert counts(oracle.check(3, kind, node, msg)) == (1, 0, 0, 1)
+    report = oracle.check_by_topic(3, kind, node, msg, [0, 1])
+    assert report.ok and report.messages == 2 and report.deliveries == 6
+    same_topic = oracle.check_by_topic(3, kind, node, msg, [5, 5])
+    assert (same_topic.errors, same_topic.late, same_topic.late_example) == (1, 1, ((0, 2),))
+
+
+def test_check_by_topic_compacts_processes_but_counts_all_for_liveness():
+    # topic 1 only involves p2 and p3: p0 and p1 still owe its message unless the mask says no
+    log = [(B, 0, 0), (D, 1, 0), (B, 2, 1), (D, 3, 1)]
+    kind, node, msg = zip(*log)
+    report = oracle.check_by_topic(4, kind, node, msg, [0, 1])
+    assert report.missing == 2 + 2 and (1, 0) in report.undelivered_example
+    entitled = np.array([[1, 1, 0, 0], [0, 0, 1, 1]], bool)
+    report = oracle.check_by_topic(4, kind, node, msg, [0, 1], entitled=entitled)
+    assert report.ok
+    report = oracle.check_by_topic(4, kind, node, msg, [0, 1], entitled=~entitled)
+    assert report.missing == 4
+    assert set(report.undelivered_example) == {(0, 2), (0, 3), (1, 0), (1, 1)}
+
+
+def test_pending_clock_outlives_its_last_log_entry():
+    # m1 is pending at p2 after its last log entry; m2's broadcast must not reuse its clock,
+    # which is what shows that m0 (in m1's past) arrives late at p2
+    log = [(B, 0, 0), (D, 1, 0), (B, 1, 1), (D, 2, 1), (B, 3, 2), (D, 2, 0)]
+    report = check(log, n=4, entitled=np.array([[1, 1, 1, 0], [0, 1, 1, 0], [0, 0, 0, 1]], bool))
+    assert (report.errors, report.late, report.missing) == (1, 1, 0)
+    assert report.late_example == ((0, 2),)
+
+
+def test_check_by_topic_needs_a_topic_for_every_message():
+    kind, node, msg = zip(*causal_log())
+    with pytest.raises(ValueError):
+        oracle.check_by_topic(3, kind, node, msg, [0])

@@ -44,10 +44,9 @@ import dataclasses
 import numba
 import numpy as np
 from numba import types
-from numba.experimental import structref
 from numba.typed import Dict, List
 
-from causal_lab import events, network, topology, workload
+from causal_lab import events, kernel_state, network, topology, workload
 from causal_lab.buffers import to_array
 
 BROADCAST = 0
@@ -60,42 +59,8 @@ TREES = {"per_source": PER_SOURCE, "single": SINGLE_TREE}
 LOG_BROADCAST = 0
 LOG_DELIVER = 1
 
-@structref.register
-class StateType(numba.types.StructRef):
-    """The numba type of ``State``: a mutable struct passed to kernels by reference.
-
-    A structref rather than a named tuple because every call would otherwise copy the tuple and
-    update the reference count of each of its ~50 arrays and lists: that was half the run time.
-    """
-
-    def preprocess_fields(self, fields):
-        return tuple((name, numba.types.unliteral(typ)) for name, typ in fields)
-
-
-class State(structref.StructRefProxy):
-    """Everything a run mutates: node state, messages, pending lists, packets, the log.
-
-    Compiled code reads and writes the fields directly; Python (tests, notebooks) reads them
-    through compiled getters, which return the very arrays and lists the kernels mutate.
-    """
-
-    def __getattr__(self, name):
-        if name not in STATE_FIELDS:
-            raise AttributeError(name)
-        return _getter(name)(self)
-
-
-_GETTERS: dict = {}
-
-
-def _getter(name: str):
-    if name not in _GETTERS:
-        namespace: dict = {}
-        exec(f"def get(st):\n    return st.{name}\n", namespace)
-        _GETTERS[name] = numba.njit(namespace["get"])
-    return _GETTERS[name]
-
-
+# Everything a run mutates: node state, messages, pending lists, packets, the log (a numba
+# structref, see causal_lab.kernel_state).
 STATE_FIELDS = (
         # configuration
         "d", "n", "aggregate", "trees", "payload", "header", "mtu", "net", "net_state",
@@ -120,7 +85,7 @@ STATE_FIELDS = (
         # reusable work lists (allocating a typed list per call costs more than the work)
         "scratch", "part", "ready",
 )
-structref.define_proxy(State, StateType, list(STATE_FIELDS))
+StateType, State = kernel_state.define("State", STATE_FIELDS, __name__)
 
 
 @dataclasses.dataclass

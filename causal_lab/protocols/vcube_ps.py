@@ -1,0 +1,1028 @@
+"""VCube-PS topic-based publish/subscribe with causal order (thesis ch. 5, Algorithms 3 and 4),
+and its single-root-per-topic baseline SRPT-S (vcube_ps spec §4.2), on one compiled event loop.
+
+Follow one publication of VCube-PS from PUBLISH to delivery:
+
+1. ``_op`` runs the workload: PUBLISH, SUBSCRIBE or UNSUBSCRIBE at its scheduled instant
+   (Algorithm 3).  ``_co_broadcast`` appends the new message to the (node, topic) broadcast
+   queue (A4:5-15); ``_advance`` starts the head once the previous message of that queue has
+   all its ACKs back (A4:16-34: per-source FIFO, spec §2.6).  Starting a PUB delivers it to its
+   source, freezes its causal barrier (A4:20-25) and sends one copy to the first member of each
+   of the source's clusters, as the source's *own view* knows them (CHILDREN(i, t, d)).
+2. ``_on_message`` at node i, from parent j.  Part 1, run by every node: forward to
+   CHILDREN(i, t, CLUSTER(j, i) - 1), or acknowledge at once if that is empty (A4:43-59).
+   Part 2, only at a subscriber: a PUB is recorded in first_rec and parked in not_delvs, then
+   CHECKDELIVERY runs; a SUB/UNS updates the view (A4:68-80).
+3. ``_on_ack``: ACKs climb the tree hop by hop; an inner node answers its parent after one ACK
+   from each child, merging the membership tuples they carry (A4:60-67, A4:99-102).  When the
+   last ACK reaches the source, its next message of the topic may start.
+4. ``_scan`` / ``_deliver`` (CHECKDELIVERY / CHECKCB, A4:88-98): a PUB is delivered once every
+   entry <s, c> of its causal barrier is delivered (last_delvs[s] >= c) or provably never coming
+   (first_rec[s] > c: receptions from s are FIFO).
+
+SRPT-S (``mode = SRPT``) shares everything but the routing: a publication (or SUB/UNS) first
+goes from its creator to the topic's root r_t (a *delegation* copy), then r_t broadcasts it;
+PUBs follow the pruned full VCube tree (a child k of cluster s is used iff some subscriber known
+to the forwarding node lies in k's sub-cube), SUB/UNS reach every node.  Every node keeps the
+subscriber knowledge; subscribers deliver on reception (the root serialises the topic and links
+are FIFO); ACKs are aggregated the same way but the root never waits for them.
+
+Data layout (all integer arrays; a "row" is one (node, topic) pair, ``row = i * T + t``, and
+per-row arrays of length N are flattened at ``row * N``):
+
+* ``views``: signed code of the newest operation of node x known by the row: 0 unknown,
+  +(rc + 1) SUB, -(rc + 1) UNS (spec §7 memory note).  ``cnt`` holds, for every level l = 1..d
+  and aligned block of 2^l nodes, how many SUB codes of the row lie in it, so that the first
+  member of a cluster (VCube-PS) or "does this sub-cube hold a subscriber" (SRPT) is an
+  O(d) descent instead of a scan of the view.
+* ``first_rec``, ``last_delvs``: per row and source, a counter value or -1.
+* the causal barrier of a row: one entry per source at most (the entry of s is replaced when a
+  newer message of s is delivered, since that message's barrier names its predecessor), kept as
+  ``cbv`` / ``cb_msg`` (counter and message per source) plus a compact member list for copying.
+* pending PUBs are pool entries parked on the waiting list of the (row, source) whose barrier
+  entry they wait for, with a scan position: each barrier entry is checked O(1) times.
+* ACK bookkeeping (``acks``) lives in slots; a copy carries its parent's slot id, so an ACK
+  finds its tuple without a lookup.  Membership tuples carried by ACKs form linked lists in an
+  arena, so merging two ACKs' data (A4:63) is O(1).
+
+The run logs every self-delivery (as the oracle's BROADCAST) and every delivery; the
+independent ``causal_lab.oracle`` checks per-topic causal order on that log.
+
+Deviations from the pseudo-code, all under churn with re-subscription, where the pseudo-code as
+written breaks causal order (found by tests/test_vcube_ps.py):
+
+* A4:79-80 erases first_rec[s] when s unsubscribes, so that i sends s its own SUB tuple again
+  (A4:100).  But CHECKCB also reads first_rec, and after s re-joins, s's next PUB would make an
+  older, still pending PUB of s look "never coming".  Receptions from s stay FIFO whatever s's
+  membership, so CHECKCB keeps first_rec and only the A4:100 flag (``heard``) is reset.
+* A4:35-37 wipe the topic state when i's UNS wave ends, even if i subscribed again meanwhile,
+  losing deliveries of the new membership.  We wipe when i subscribes (it starts afresh, A3:6
+  also resets its view) and at the end of the UNS wave only if no SUB followed.
+* CHECKCB re-reads the whole barrier at every check in the pseudo-code; we resume at the first
+  unsatisfied entry, which gives the same decisions because satisfied entries stay satisfied.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numba
+import numpy as np
+
+from causal_lab import events, network, rng, topology
+from causal_lab.kernel_state import define
+
+VCUBE_PS = 0
+SRPT = 1
+MODES = {"vcube_ps": VCUBE_PS, "srpt": SRPT}
+
+SUB, UNS, PUB = 0, 1, 2  # message types (spec §2.1); ACKs are their own event kind
+OP_PUBLISH, OP_SUBSCRIBE, OP_UNSUBSCRIBE = 0, 1, 2  # workload operations (Algorithm 3)
+EV_OP, EV_MSG, EV_ACK, EV_REACT = 0, 1, 2, 3
+LOG_BROADCAST, LOG_DELIVER = 0, 1  # the oracle's event kinds
+NODE_BITS = 13  # event payloads pack (slot, sender, receiver): N <= 8192
+MAX_NODES = 1 << NODE_BITS
+_MASK = (1 << NODE_BITS) - 1
+
+# counters[...]
+C_EVENTS, C_PUB_COPIES, C_DELEGATIONS, C_SUB_COPIES, C_UNS_COPIES, C_ACK_COPIES = range(6)
+C_SUB_RECEPTIONS, C_FALSE_POSITIVES, C_DUPLICATES, C_DELIVERIES = range(6, 10)
+C_DELAY_ZERO, C_DELAY_LT10, C_DELAY_GT50, C_CB_REPLACED, C_REJECTED = range(10, 15)
+C_SLOTS_LIVE, C_PENDING_LIVE, C_COPIES, C_FIFO_VIOLATIONS = range(15, 19)
+N_COUNTERS = 19
+# tops[...]: fill levels and free-list heads of the growable pools (numpy arrays, not typed
+# lists: a typed-list access is a call into C, an array access is one load)
+T_SLOTS, T_SLOT_FREE, T_ENTRIES, T_ENTRY_FREE, T_TUPLES, T_TUPLE_FREE, T_CB, T_LOG, T_READY = range(9)
+# fcounters[...]
+F_LATENCY_SUM, F_DELAY_SUM, F_DELAY_MAX, F_WAIT_SUM, F_LATENCY_MAX, F_FROM_START_SUM = range(6)
+N_FCOUNTERS = 6
+
+FIELDS = (
+    # configuration
+    "d", "n", "n_topics", "mode", "lenient", "prune", "ack_queued", "react_p", "react_key",
+    "net", "net_state", "roots", "off",
+    # per node and per row
+    "counter", "subscribed", "busy", "bq_head", "bq_tail", "last_op", "sub_done", "deliv_since",
+    "deliv_count", "published",
+    "views", "cnt", "first_rec", "heard", "last_delvs", "last_recv", "cbv", "cb_members", "cb_msg", "cb_idx", "cb_count", "w_head",
+    # messages
+    "n_msgs", "m_type", "m_src", "m_topic", "m_c", "m_created", "m_started", "m_finished",
+    "m_next", "cb_ptr", "cb_len", "cb_data", "recv",
+    # pending pool (not_delvs): message, row, scan position, reception time, next in its list
+    # (waiting list or free list)
+    "pe_msg", "pe_row", "pe_pos", "pe_recv", "pe_next",
+    # ACK slots: parent node (-1 = source/root), parent's slot (free-list link when free), ACKs
+    # still expected, message, membership data (linked list of tuples)
+    "sl_parent", "sl_pslot", "sl_nb", "sl_msg", "sl_head", "sl_tail",
+    "tu_node", "tu_code", "tu_next", "tops",
+    # observables
+    "counters", "fcounters", "q_sum", "q_cnt", "q_max",
+    "log_kind", "log_node", "log_msg",
+    # work lists
+    "chd", "ready",
+)
+POOL = 1024  # initial size of the growable pools
+StateType, State = define("State", FIELDS, __name__)
+
+
+def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *, lenient=False,
+              prune=True, ack_queued=False, react_p=0):
+    n = 1 << d
+    rows = n * n_topics
+    tops = np.zeros(9, np.int64)
+    tops[[T_SLOT_FREE, T_ENTRY_FREE, T_TUPLE_FREE]] = -1
+    off = np.zeros(d + 1, np.int64)
+    for level in range(1, d + 1):
+        off[level] = n - (n >> (level - 1))
+    return State(
+        d, n, n_topics, mode, lenient, prune, ack_queued, react_p,
+        rng.stream_key(seed, "t_wait"), net.params(seed), network.new_state(n),
+        np.asarray(roots, np.int64), off,
+        np.zeros(n, np.int64), np.zeros(rows, np.bool_), np.full(rows, -1, np.int64),
+        np.full(rows, -1, np.int64), np.full(rows, -1, np.int64), np.full(rows, -1, np.int64),
+        np.full(rows, np.inf), np.zeros(rows, np.int64), np.zeros(n, np.int64),
+        np.zeros(n, np.bool_),
+        np.zeros(rows * n, np.int32), np.zeros(rows * n, np.int32),
+        np.full(rows * n, -1, np.int32), np.zeros(rows * n, np.bool_),
+        np.full(rows * n, -1, np.int32), np.full(rows * n, -1, np.int32),
+        np.full(rows * n, -1, np.int32), np.zeros(rows * n, np.int32),
+        np.full(rows * n, -1, np.int32), np.zeros(rows * n, np.int32), np.zeros(rows, np.int64),
+        np.full(rows * n, -1, np.int32),
+        np.zeros(1, np.int64), np.zeros(capacity, np.int8), np.zeros(capacity, np.int64),
+        np.zeros(capacity, np.int64), np.zeros(capacity, np.int64),
+        np.full(capacity, np.nan), np.full(capacity, np.nan), np.full(capacity, np.nan),
+        np.full(capacity, -1, np.int64), np.zeros(capacity, np.int64), np.zeros(capacity, np.int64),
+        np.empty(POOL, np.int64), np.zeros(capacity * n, np.bool_),
+        *(np.empty(POOL, np.int64) for _ in range(3)), np.empty(POOL), np.empty(POOL, np.int64),
+        *(np.empty(POOL, np.int64) for _ in range(6)),
+        np.empty(POOL, np.int32), np.empty(POOL, np.int32), np.empty(POOL, np.int64), tops,
+        np.zeros(N_COUNTERS, np.int64), np.zeros(N_FCOUNTERS, np.float64),
+        np.zeros(n, np.float64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+        np.empty(POOL, np.int8), np.empty(POOL, np.int32), np.empty(POOL, np.int64),
+        np.empty(d + 1, np.int64), np.empty(POOL, np.int64),
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# Views and the topic-aware CHILDREN (spec §1.4, §4.2)
+# ------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _set_code(views, cnt, off, base, x, code):
+    """Store the newest known operation of x in the view at ``base``; keep block counts.
+
+    The view helpers take the arrays rather than the state: reading a struct field costs a
+    reference-count update, and these run for every copy and every membership tuple."""
+    old = views[base + x]
+    views[base + x] = code
+    if (old > 0) != (code > 0):
+        delta = 1 if code > 0 else -1
+        for level in range(1, len(off)):
+            cnt[base + off[level] + (x >> level)] += delta
+
+
+@numba.njit(cache=True)
+def _update(views, cnt, off, base, x, code):
+    """UPDATE (A4:81-87) with one tuple: the operation with the larger counter wins."""
+    if abs(code) > abs(views[base + x]):
+        _set_code(views, cnt, off, base, x, code)
+
+
+@numba.njit(cache=True)
+def _clear_view(st, base):
+    st.views[base:base + st.n] = 0
+    st.cnt[base:base + st.n] = 0
+
+
+@numba.njit(cache=True)
+def _has(views, cnt, off, base, level, block):
+    """Whether the aligned block ``block`` of 2^level nodes holds a SUB code of the view."""
+    if level == 0:
+        return views[base + block] > 0
+    return cnt[base + off[level] + block] > 0
+
+
+@numba.njit(cache=True)
+def _first_member(views, cnt, off, base, i, s):
+    """First member of c(i, s) in cluster order (i XOR 2^(s-1), ...), or -1 (spec §1.4).
+
+    c(i, s) is the aligned block of 2^(s-1) nodes holding i ^ 2^(s-1), listed by increasing
+    distance y = x ^ i; descending the block tree, the half whose next bit equals i's comes first.
+    """
+    level = s - 1
+    block = (i ^ (1 << level)) >> level
+    if not _has(views, cnt, off, base, level, block):
+        return -1
+    while level > 0:
+        level -= 1
+        preferred = (block << 1) | ((i >> level) & 1)
+        block = preferred if _has(views, cnt, off, base, level, preferred) else preferred ^ 1
+    return block
+
+
+@numba.njit(cache=True)
+def _children(st, i, t, h, everyone):
+    """CHILDREN(i, t, h) into ``st.chd[:count]``, in sending order (increasing cluster
+    index); returns count."""
+    chd = st.chd
+    if everyone:
+        for s in range(h):
+            chd[s] = i ^ (1 << s)
+        return h
+    views, cnt, off = st.views, st.cnt, st.off
+    base = (i * st.n_topics + t) * st.n
+    vcube = st.mode == VCUBE_PS
+    count = 0
+    for s in range(1, h + 1):
+        if vcube:
+            k = _first_member(views, cnt, off, base, i, s)
+        else:  # SRPT: the first node of the cluster, if its sub-cube holds a known subscriber
+            k = i ^ (1 << (s - 1))
+            if not _has(views, cnt, off, base, s - 1, k >> (s - 1)):
+                k = -1
+        if k >= 0:
+            chd[count] = k
+            count += 1
+    return count
+
+
+@numba.njit(cache=True)
+def _is_subscriber(st, i, t):
+    """VCube-PS: <i, SUB, _> in i's own view (A4:68, N7); SRPT: the node's own state."""
+    if st.mode == VCUBE_PS:
+        return st.views[(i * st.n_topics + t) * st.n + i] > 0
+    return st.subscribed[i * st.n_topics + t]
+
+
+# ------------------------------------------------------------------------------------------
+# Sending: copies through the FIFO sending queue, ACKs free or queued (spec §3.2, A4)
+# ------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _send_copies(st, q, i, count, m, slot_code, now):
+    """One copy of message m from i to each of ``st.chd[:count]``, in order; ``slot_code`` =
+    i's ACK slot + 1 (0 = an SRPT delegation copy, which expects no ACK)."""
+    net, net_state, c = st.net, st.net_state, st.counters
+    typ = st.m_type[m]
+    tree_pub = typ == PUB and slot_code != 0
+    wait_sum = 0.0
+    q_sum, q_cnt, q_max = st.q_sum, st.q_cnt, st.q_max
+    chd = st.chd
+    for x in range(count):
+        k = chd[x]
+        arrival, wait = network.send(net, net_state, i, now)
+        wait_sum += wait
+        if tree_pub:  # sample the queue length, new copy included (spec §5.0, A19)
+            length = int(round(wait / net.t_t)) + 1 if net.t_t > 0 else 1
+            q_sum[i] += length
+            q_cnt[i] += 1
+            if length > q_max[i]:
+                q_max[i] = length
+        events.schedule(q, arrival, EV_MSG, m,
+                        (slot_code << (2 * NODE_BITS)) | (i << NODE_BITS) | k)
+    copies = count
+    st.fcounters[F_WAIT_SUM] += wait_sum
+    c[C_COPIES] += copies
+    if typ == PUB:
+        c[C_PUB_COPIES] += copies
+        if slot_code == 0:
+            c[C_DELEGATIONS] += copies
+    elif typ == SUB:
+        c[C_SUB_COPIES] += copies
+    else:
+        c[C_UNS_COPIES] += copies
+
+
+@numba.njit(cache=True)
+def _send_ack(st, q, i, j, parent_slot, carrier, now):
+    if st.ack_queued:
+        arrival, wait = network.send(st.net, st.net_state, i, now)
+        st.counters[C_COPIES] += 1
+        st.fcounters[F_WAIT_SUM] += wait
+    else:
+        arrival = network.bypass(st.net, st.net_state, i, now)
+    st.counters[C_ACK_COPIES] += 1
+    events.schedule(q, arrival, EV_ACK, carrier,
+                    (parent_slot << (2 * NODE_BITS)) | (i << NODE_BITS) | j)
+
+
+@numba.njit(cache=True)
+def _grown(a, need):
+    """``a`` itself if it has room for ``need`` items, else a copy twice as large."""
+    if need <= len(a):
+        return a
+    b = np.empty(max(need, 2 * len(a)), a.dtype)
+    b[:len(a)] = a
+    return b
+
+
+@numba.njit(cache=True)
+def _new_slot(st, parent, parent_slot, nb, m):
+    st.counters[C_SLOTS_LIVE] += 1
+    tops = st.tops
+    e = tops[T_SLOT_FREE]
+    if e != -1:
+        tops[T_SLOT_FREE] = st.sl_pslot[e]
+    else:
+        e = tops[T_SLOTS]
+        tops[T_SLOTS] = e + 1
+        if e >= len(st.sl_parent):
+            st.sl_parent = _grown(st.sl_parent, e + 1)
+            st.sl_pslot = _grown(st.sl_pslot, e + 1)
+            st.sl_nb = _grown(st.sl_nb, e + 1)
+            st.sl_msg = _grown(st.sl_msg, e + 1)
+            st.sl_head = _grown(st.sl_head, e + 1)
+            st.sl_tail = _grown(st.sl_tail, e + 1)
+    st.sl_parent[e] = parent
+    st.sl_pslot[e] = parent_slot
+    st.sl_nb[e] = nb
+    st.sl_msg[e] = m
+    st.sl_head[e] = -1
+    st.sl_tail[e] = -1
+    return e
+
+
+@numba.njit(cache=True)
+def _free_slot(st, e):
+    st.counters[C_SLOTS_LIVE] -= 1
+    st.sl_pslot[e] = st.tops[T_SLOT_FREE]
+    st.tops[T_SLOT_FREE] = e
+
+
+@numba.njit(cache=True)
+def _append_tuple(st, e, node, code):
+    """Add <node, op, rc> to the membership data of slot e (A4:101)."""
+    tops = st.tops
+    f = tops[T_TUPLE_FREE]
+    if f != -1:
+        tops[T_TUPLE_FREE] = st.tu_next[f]
+    else:
+        f = tops[T_TUPLES]
+        tops[T_TUPLES] = f + 1
+        if f >= len(st.tu_node):
+            st.tu_node = _grown(st.tu_node, f + 1)
+            st.tu_code = _grown(st.tu_code, f + 1)
+            st.tu_next = _grown(st.tu_next, f + 1)
+    st.tu_node[f] = node
+    st.tu_code[f] = code
+    st.tu_next[f] = -1
+    if st.sl_tail[e] == -1:
+        st.sl_head[e] = f
+    else:
+        st.tu_next[st.sl_tail[e]] = f
+    st.sl_tail[e] = f
+
+
+@numba.njit(cache=True)
+def _free_tuples(st, e):
+    if st.sl_head[e] != -1:
+        st.tu_next[st.sl_tail[e]] = st.tops[T_TUPLE_FREE]
+        st.tops[T_TUPLE_FREE] = st.sl_head[e]
+
+
+@numba.njit(cache=True)
+def _send_acks(st, q, i, j, parent_slot, carrier, now):
+    """SENDACKS (A4:99-102): a subscriber that never received from the source adds its tuple."""
+    m = st.sl_msg[carrier]
+    t = st.m_topic[m]
+    if st.mode == VCUBE_PS and _is_subscriber(st, i, t):
+        base = (i * st.n_topics + t) * st.n
+        if not st.heard[base + st.m_src[m]]:
+            _append_tuple(st, carrier, i, st.views[base + i])
+    _send_ack(st, q, i, j, parent_slot, carrier, now)
+
+
+# ------------------------------------------------------------------------------------------
+# Algorithm 3 and CO_BROADCAST / START_MSG_PROPAGATION
+# ------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _op(st, q, kind, i, t, now):
+    row = i * st.n_topics + t
+    base = row * st.n
+    if kind == OP_PUBLISH:
+        if not st.subscribed[row]:
+            st.counters[C_REJECTED] += 1  # A3:17-20: only subscribers may publish (N12)
+            return
+        st.published[i] = True
+        _co_broadcast(st, q, i, t, PUB, now)
+    elif kind == OP_SUBSCRIBE:
+        if st.subscribed[row]:
+            st.counters[C_REJECTED] += 1
+            return
+        st.subscribed[row] = True
+        if st.mode == VCUBE_PS:
+            _clear_view(st, base)  # A3:6: the view is replaced, old membership forgotten
+            _forget_topic(st, row)
+            _set_code(st.views, st.cnt, st.off, base, i, st.counter[i] + 1)
+        _co_broadcast(st, q, i, t, SUB, now)
+    else:
+        if not st.subscribed[row]:
+            st.counters[C_REJECTED] += 1
+            return
+        st.subscribed[row] = False
+        if st.mode == VCUBE_PS:
+            _set_code(st.views, st.cnt, st.off, base, i, 0)  # A3:12: only i's own SUB tuple is removed
+        _co_broadcast(st, q, i, t, UNS, now)
+
+
+@numba.njit(cache=True)
+def _co_broadcast(st, q, i, t, typ, now):
+    m = st.n_msgs[0]
+    if m >= len(st.m_type):
+        raise RuntimeError("more messages than the capacity given to new_state")
+    st.n_msgs[0] = m + 1
+    st.m_type[m], st.m_src[m], st.m_topic[m], st.m_c[m] = typ, i, t, st.counter[i]
+    st.counter[i] += 1
+    st.m_created[m] = now
+    row = i * st.n_topics + t
+    if typ != PUB:
+        st.last_op[row] = m
+    if st.mode == SRPT:
+        if typ == PUB:  # the publisher delivers its own message at once
+            _log(st, LOG_BROADCAST, i, m)
+        root = st.roots[t]
+        if i == root:
+            st.recv[m * st.n + i] = True
+            _root_start(st, q, m, now)
+        else:
+            st.chd[0] = root
+            _send_copies(st, q, i, 1, m, 0, now)
+        return
+    if st.bq_tail[row] == -1:  # A4:15: every message joins the topic's broadcast queue
+        st.bq_head[row] = m
+    else:
+        st.m_next[st.bq_tail[row]] = m
+    st.bq_tail[row] = m
+    if st.busy[row] == -1:
+        _advance(st, q, i, t, now)
+
+
+@numba.njit(cache=True)
+def _advance(st, q, i, t, now):
+    """START_MSG_PROPAGATION (A4:16-34): start queued messages until one waits for ACKs."""
+    row = i * st.n_topics + t
+    base = row * st.n
+    while st.bq_head[row] != -1:
+        m = st.bq_head[row]
+        st.bq_head[row] = st.m_next[m]
+        if st.bq_head[row] == -1:
+            st.bq_tail[row] = -1
+        st.busy[row] = m
+        st.m_started[m] = now
+        st.recv[m * st.n + i] = True
+        typ = st.m_type[m]
+        if typ == PUB:
+            c = st.m_c[m]
+            if st.first_rec[base + i] == -1:
+                st.first_rec[base + i] = c  # A4:20-21
+            st.heard[base + i] = True
+            _log(st, LOG_BROADCAST, i, m)  # A4:22: self-delivery
+            st.last_delvs[base + i] = c  # A4:23
+            _freeze_barrier(st, row, m)  # A4:24-25
+            _wake(st, row, i, now)
+            _drain(st, q, now)
+        count = _children(st, i, t, st.d, typ == SUB)
+        if count > 0:
+            e = _new_slot(st, -1, -1, count, m)
+            _send_copies(st, q, i, count, m, e + 1, now)
+            return
+        _wave_done(st, q, m, now)  # nobody to tell: the wait of A4:34 is already over
+        st.busy[row] = -1
+        if typ == UNS and st.last_op[row] == m:
+            _forget_topic(st, row)
+
+
+@numba.njit(cache=True)
+def _root_start(st, q, m, now):
+    """SRPT: the topic root broadcasts m (PUB on the pruned tree, SUB/UNS to every node)."""
+    st.m_started[m] = now
+    r = st.roots[st.m_topic[m]]
+    count = _children(st, r, st.m_topic[m], st.d, st.m_type[m] != PUB)
+    if count == 0:
+        _wave_done(st, q, m, now)
+        return
+    e = _new_slot(st, -1, -1, count, m)
+    _send_copies(st, q, r, count, m, e + 1, now)
+
+
+@numba.njit(cache=True)
+def _wave_done(st, q, m, now):
+    """Every ACK of m is back at its source (VCube-PS) or topic root (SRPT)."""
+    st.m_finished[m] = now
+    if st.m_type[m] == SUB:
+        row = st.m_src[m] * st.n_topics + st.m_topic[m]
+        if st.last_op[row] == m and st.subscribed[row]:
+            st.sub_done[row] = now  # the subscriber is now known everywhere
+            st.deliv_since[row] = 0
+
+
+@numba.njit(cache=True)
+def _forget_topic(st, row):
+    """A4:35-37: node i drops its delivery state of the topic (pending messages, first_rec,
+    last_delvs) once its UNS propagated, unless it subscribed again meanwhile; and when it
+    subscribes (see "Deviations" above)."""
+    base = row * st.n
+    for s in range(st.n):
+        e = st.w_head[base + s]
+        while e != -1:
+            nxt = st.pe_next[e]
+            _free_entry(st, e)
+            e = nxt
+        st.w_head[base + s] = -1
+    st.first_rec[base:base + st.n] = -1
+    st.heard[base:base + st.n] = False
+    st.last_delvs[base:base + st.n] = -1
+
+
+# ------------------------------------------------------------------------------------------
+# Reception (HANDLE_RECEIVED_MSG, A4:40-80)
+# ------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _on_message(st, q, m, i, j, slot_code, now):
+    n, c, fc = st.n, st.counters, st.fcounters
+    recv = st.recv
+    if recv[m * n + i]:
+        c[C_DUPLICATES] += 1  # the invariants assert that this never happens
+        return
+    recv[m * n + i] = True
+    typ, t, src, seq = st.m_type[m], st.m_topic[m], st.m_src[m], st.m_c[m]
+    row = i * st.n_topics + t
+    base = row * n
+    last_recv = st.last_recv
+    if seq <= last_recv[base + src]:
+        c[C_FIFO_VIOLATIONS] += 1  # receptions per (source, topic) in creation order
+    last_recv[base + src] = seq
+    sub = _is_subscriber(st, i, t)
+    if typ == PUB:
+        if not sub:
+            c[C_FALSE_POSITIVES] += 1
+        elif i != src:
+            latency = now - st.m_created[m]
+            c[C_SUB_RECEPTIONS] += 1
+            fc[F_LATENCY_SUM] += latency
+            fc[F_FROM_START_SUM] += now - st.m_started[m]  # without the wait in bcast_queue
+            if latency > fc[F_LATENCY_MAX]:
+                fc[F_LATENCY_MAX] = latency
+    srpt = st.mode == SRPT
+    if srpt:
+        if slot_code == 0:
+            st.m_started[m] = now  # the delegated copy reached the root: the broadcast starts
+        if typ != PUB:  # every node keeps the subscriber knowledge of the topic
+            _update(st.views, st.cnt, st.off, base, src, seq + 1 if typ == SUB else -seq - 1)
+        if typ == PUB and sub and i != src:
+            _log(st, LOG_DELIVER, i, m)
+            _count_delivery(st, row, i, m, 0.0)
+        if slot_code == 0:  # the delegated copy reached the root
+            _root_start(st, q, m, now)
+            return
+    # part 1: route, or acknowledge at once at a leaf
+    h = topology.children_after(i, j)
+    count = _children(st, i, t, h, typ == SUB or (srpt and typ == UNS))
+    parent_slot = slot_code - 1
+    if count == 0:
+        carrier = _new_slot(st, j, parent_slot, 0, m)
+        _send_acks(st, q, i, j, parent_slot, carrier, now)
+    else:
+        e = _new_slot(st, j, parent_slot, count, m)
+        _send_copies(st, q, i, count, m, e + 1, now)
+    # part 2: only a subscriber (VCube-PS)
+    if srpt or not sub:
+        return
+    if typ == PUB:
+        first_rec = st.first_rec
+        st.heard[base + src] = True
+        if first_rec[base + src] == -1:
+            first_rec[base + src] = seq  # A4:70-71
+            if st.w_head[base + src] != -1:
+                _wake(st, row, src, now)
+        e = _new_entry(st, m, row, now)
+        if _scan(st, e):
+            _push_ready(st, e)
+        _drain(st, q, now)
+    else:
+        _update(st.views, st.cnt, st.off, base, src, seq + 1 if typ == SUB else -seq - 1)  # A4:77-78
+        if typ == UNS:
+            st.heard[base + src] = False  # A4:79-80 (see "Deviations" above)
+
+
+@numba.njit(cache=True)
+def _on_ack(st, q, carrier, i, j, e, now):
+    """An ACK from child j reaches i, for the message of i's slot e (A4:60-67, then part 2)."""
+    m = st.sl_msg[e]
+    # A4:63: m.data <- m.data U mem (linked lists: O(1))
+    if st.sl_head[carrier] != -1:
+        if st.sl_head[e] == -1:
+            st.sl_head[e] = st.sl_head[carrier]
+        else:
+            st.tu_next[st.sl_tail[carrier]] = st.sl_head[e]
+            st.sl_head[e] = st.sl_head[carrier]
+        if st.sl_tail[e] == -1:
+            st.sl_tail[e] = st.sl_tail[carrier]
+    _free_slot(st, carrier)
+    st.sl_nb[e] -= 1
+    done = False
+    if st.sl_nb[e] == 0:
+        if st.sl_parent[e] != -1:
+            _send_acks(st, q, i, st.sl_parent[e], st.sl_pslot[e], e, now)  # e now carries it up
+        else:
+            done = True
+    t = st.m_topic[m]
+    if st.mode == VCUBE_PS and _is_subscriber(st, i, t):  # A4:75-76
+        base = (i * st.n_topics + t) * st.n
+        views, cnt, off = st.views, st.cnt, st.off
+        tu_node, tu_code, tu_next = st.tu_node, st.tu_code, st.tu_next
+        f = st.sl_head[e]
+        while f != -1:
+            _update(views, cnt, off, base, tu_node[f], tu_code[f])
+            f = tu_next[f]
+    if done:
+        _free_tuples(st, e)
+        _free_slot(st, e)
+        _wave_done(st, q, m, now)
+        if st.mode == VCUBE_PS:
+            src = st.m_src[m]
+            row = src * st.n_topics + t
+            st.busy[row] = -1
+            if st.m_type[m] == UNS and st.last_op[row] == m:
+                _forget_topic(st, row)
+            _advance(st, q, src, t, now)
+
+
+# ------------------------------------------------------------------------------------------
+# Causal barriers and delivery (A4:88-98)
+# ------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _freeze_barrier(st, row, m):
+    """A4:24-25: m carries the row's barrier; the barrier becomes {m}."""
+    base = row * st.n
+    ptr = st.tops[T_CB]
+    count = st.cb_count[row]
+    st.cb_data = _grown(st.cb_data, ptr + count)
+    st.cb_ptr[m] = ptr
+    st.tops[T_CB] = ptr + count
+    for k in range(count):
+        s = st.cb_members[base + k]
+        st.cb_data[ptr + k] = st.cb_msg[base + s]
+        st.cbv[base + s] = -1
+    st.cb_len[m] = count
+    st.cb_count[row] = 0
+    _barrier_add(st, base, row, st.m_src[m], m)
+
+
+@numba.njit(cache=True)
+def _barrier_add(st, base, row, s, m):
+    """Put message m (from s) in the row's barrier, replacing an older entry of s."""
+    if st.cbv[base + s] != -1:
+        st.counters[C_CB_REPLACED] += 1
+        st.cbv[base + s] = st.m_c[m]
+        st.cb_msg[base + s] = m
+        return
+    st.cbv[base + s] = st.m_c[m]
+    st.cb_msg[base + s] = m
+    k = st.cb_count[row]
+    st.cb_members[base + k] = s
+    st.cb_idx[base + s] = k
+    st.cb_count[row] = k + 1
+
+
+@numba.njit(cache=True)
+def _barrier_remove(st, base, row, s, c):
+    if st.cbv[base + s] != c:
+        return
+    st.cbv[base + s] = -1
+    last = st.cb_count[row] - 1
+    k = st.cb_idx[base + s]  # swap with the last member
+    moved = st.cb_members[base + last]
+    st.cb_members[base + k] = moved
+    st.cb_idx[base + moved] = k
+    st.cb_count[row] = last
+
+
+@numba.njit(cache=True)
+def _new_entry(st, m, row, now):
+    st.counters[C_PENDING_LIVE] += 1
+    tops = st.tops
+    e = tops[T_ENTRY_FREE]
+    if e != -1:
+        tops[T_ENTRY_FREE] = st.pe_next[e]
+    else:
+        e = tops[T_ENTRIES]
+        tops[T_ENTRIES] = e + 1
+        if e >= len(st.pe_msg):
+            st.pe_msg = _grown(st.pe_msg, e + 1)
+            st.pe_row = _grown(st.pe_row, e + 1)
+            st.pe_pos = _grown(st.pe_pos, e + 1)
+            st.pe_recv = _grown(st.pe_recv, e + 1)
+            st.pe_next = _grown(st.pe_next, e + 1)
+    st.pe_msg[e] = m
+    st.pe_row[e] = row
+    st.pe_pos[e] = 0
+    st.pe_recv[e] = now
+    st.pe_next[e] = -1
+    return e
+
+
+@numba.njit(cache=True)
+def _free_entry(st, e):
+    st.counters[C_PENDING_LIVE] -= 1
+    st.pe_next[e] = st.tops[T_ENTRY_FREE]
+    st.tops[T_ENTRY_FREE] = e
+
+
+@numba.njit(cache=True)
+def _push_ready(st, e):
+    k = st.tops[T_READY]
+    if k >= len(st.ready):
+        st.ready = _grown(st.ready, k + 1)
+    st.ready[k] = e
+    st.tops[T_READY] = k + 1
+
+
+@numba.njit(cache=True)
+def _scan(st, e):
+    """CHECKCB from the entry's scan position; park it on the first unsatisfied source."""
+    m, row = st.pe_msg[e], st.pe_row[e]
+    base = row * st.n
+    p, end, ptr = st.pe_pos[e], st.cb_len[m], st.cb_ptr[m]
+    cb_data, m_src, m_c = st.cb_data, st.m_src, st.m_c
+    first_rec, last_delvs, lenient = st.first_rec, st.last_delvs, st.lenient
+    while p < end:
+        dep = cb_data[ptr + p]
+        s, c = m_src[dep], m_c[dep]
+        first = first_rec[base + s]
+        if last_delvs[base + s] >= c or (first != -1 and first > c) or (lenient and first == -1):
+            p += 1
+            continue
+        st.pe_pos[e] = p
+        w_head = st.w_head
+        st.pe_next[e] = w_head[base + s]
+        w_head[base + s] = e
+        return False
+    st.pe_pos[e] = p
+    return True
+
+
+@numba.njit(cache=True)
+def _wake(st, row, s, now):
+    """last_delvs[s] or first_rec[s] of the row changed: re-check the messages parked on s."""
+    key = row * st.n + s
+    w_head = st.w_head
+    e = w_head[key]
+    w_head[key] = -1
+    while e != -1:
+        nxt = st.pe_next[e]
+        st.pe_next[e] = -1
+        if _scan(st, e):
+            _push_ready(st, e)
+        e = nxt
+
+
+@numba.njit(cache=True)
+def _drain(st, q, now):
+    """Deliver every ready entry; each delivery may make more entries ready."""
+    tops = st.tops
+    while tops[T_READY] > 0:
+        tops[T_READY] -= 1
+        _deliver(st, q, st.ready[tops[T_READY]], now)
+
+
+@numba.njit(cache=True)
+def _deliver(st, q, e, now):
+    m, row = st.pe_msg[e], st.pe_row[e]
+    i = row // st.n_topics
+    base = row * st.n
+    m_src, m_c = st.m_src, st.m_c
+    s = m_src[m]
+    _log(st, LOG_DELIVER, i, m)
+    _count_delivery(st, row, i, m, now - st.pe_recv[e])
+    _free_entry(st, e)
+    last_delvs = st.last_delvs
+    if m_c[m] > last_delvs[base + s]:
+        last_delvs[base + s] = m_c[m]  # A4:93
+    if st.prune:  # A4:94 with the original barrier (N6, A9)
+        ptr, cb_data = st.cb_ptr[m], st.cb_data
+        for k in range(st.cb_len[m]):
+            dep = cb_data[ptr + k]
+            _barrier_remove(st, base, row, m_src[dep], m_c[dep])
+    _barrier_add(st, base, row, s, m)
+    if st.w_head[base + s] != -1:
+        _wake(st, row, s, now)
+    if st.react_p > 0 and not st.published[i] and st.deliv_count[i] == st.react_p:
+        st.published[i] = True  # E5: publish t_w ~ U{0..99} after the p-th delivery (A13)
+        wait = np.floor(100.0 * rng.uniform(st.react_key, i, 0))
+        events.schedule(q, now + wait, EV_REACT, i, st.m_topic[m])
+
+
+@numba.njit(cache=True)
+def _count_delivery(st, row, i, m, delay):
+    c, fc = st.counters, st.fcounters
+    c[C_DELIVERIES] += 1
+    st.deliv_count[i] += 1
+    if st.m_started[m] >= st.sub_done[row]:
+        st.deliv_since[row] += 1
+    fc[F_DELAY_SUM] += delay
+    if delay == 0.0:
+        c[C_DELAY_ZERO] += 1
+    if delay < 10.0:
+        c[C_DELAY_LT10] += 1
+    if delay > 50.0:
+        c[C_DELAY_GT50] += 1
+    if delay > fc[F_DELAY_MAX]:
+        fc[F_DELAY_MAX] = delay
+
+
+@numba.njit(cache=True)
+def _log(st, kind, i, m):
+    k = st.tops[T_LOG]
+    if k >= len(st.log_msg):
+        st.log_kind = _grown(st.log_kind, k + 1)
+        st.log_node = _grown(st.log_node, k + 1)
+        st.log_msg = _grown(st.log_msg, k + 1)
+    st.log_kind[k] = kind
+    st.log_node[k] = i
+    st.log_msg[k] = m
+    st.tops[T_LOG] = k + 1
+
+
+# ------------------------------------------------------------------------------------------
+# The run
+# ------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _run(st, op_time, op_kind, op_node, op_topic):
+    q = events.new_queue()
+    for k in range(len(op_time)):
+        events.schedule(q, op_time[k], EV_OP, k, 0)
+    counters = st.counters
+    while not events.empty(q):
+        now, kind, a, b = events.pop(q)
+        counters[C_EVENTS] += 1
+        if kind == EV_MSG:
+            _on_message(st, q, a, b & _MASK, (b >> NODE_BITS) & _MASK, b >> (2 * NODE_BITS), now)
+        elif kind == EV_ACK:
+            _on_ack(st, q, a, b & _MASK, (b >> NODE_BITS) & _MASK, b >> (2 * NODE_BITS), now)
+        elif kind == EV_OP:
+            _op(st, q, op_kind[a], op_node[a], op_topic[a], now)
+        else:
+            _op(st, q, OP_PUBLISH, a, b, now)
+
+
+def install_membership(st, initial: np.ndarray) -> None:
+    """Consistent views of the initial subscribers at t = 0 (spec A7); counters start at 1 so
+    that every later operation wins UPDATE.  ``initial[t, x]``: x subscribes to t.
+
+    VCube-PS: every subscriber knows the member set (non-subscribers have an empty view);
+    SRPT: every node does.  One view row and its block counts are built, then copied.
+    """
+    n_topics, n = initial.shape
+    d = n.bit_length() - 1
+    st.counter[:] = 1
+    subscribed = st.subscribed.reshape(n, n_topics)
+    sub_done = st.sub_done.reshape(n, n_topics)
+    views = st.views.reshape(n, n_topics, n)
+    cnt = st.cnt.reshape(n, n_topics, n)
+    for t in range(n_topics):
+        members = initial[t].astype(bool)
+        subscribed[:, t] = members
+        sub_done[members, t] = 0.0
+        row = members.astype(np.int32)
+        counts = np.zeros(n, np.int32)
+        for level in range(1, d + 1):
+            off = n - (n >> (level - 1))
+            counts[off:off + (n >> level)] = members.reshape(-1, 1 << level).sum(axis=1)
+        knowers = np.ones(n, bool) if st.mode == SRPT else members
+        views[knowers, t, :] = row
+        cnt[knowers, t, :] = counts
+
+
+@numba.njit(cache=True)
+def _outputs(st):
+    m = st.n_msgs[0]
+    return (st.m_type[:m].copy(), st.m_src[:m].copy(), st.m_topic[:m].copy(), st.m_c[:m].copy(),
+            st.m_created[:m].copy(), st.m_started[:m].copy(), st.m_finished[:m].copy(),
+            st.cb_len[:m].copy(), st.recv[:m * st.n].copy(), st.log_kind[:st.tops[T_LOG]].copy(),
+            st.log_node[:st.tops[T_LOG]].astype(np.int64), st.log_msg[:st.tops[T_LOG]].copy())
+
+
+@dataclasses.dataclass
+class Workload:
+    """Exogenous operations sorted by time (Algorithm 3 calls), initial membership, roots."""
+
+    d: int
+    n_topics: int
+    times: np.ndarray  # float64[K]
+    ops: np.ndarray  # int64[K]: OP_PUBLISH, OP_SUBSCRIBE, OP_UNSUBSCRIBE
+    nodes: np.ndarray  # int64[K]
+    topics: np.ndarray  # int64[K]
+    initial: np.ndarray  # bool[T, N]
+    roots: np.ndarray  # int64[T]: SRPT root of each topic
+    react_p: int = 0  # > 0: the message-order workload of E5 (reactive publications)
+
+    @property
+    def n(self) -> int:
+        return 1 << self.d
+
+    def capacity(self) -> int:
+        return len(self.times) + (self.n if self.react_p > 0 else 0)
+
+
+@dataclasses.dataclass
+class Run:
+    """What one run produced; per-message arrays are indexed by message id (creation order)."""
+
+    mode: str
+    n_nodes: int
+    msg_type: np.ndarray
+    msg_src: np.ndarray
+    msg_topic: np.ndarray
+    msg_counter: np.ndarray
+    created: np.ndarray
+    started: np.ndarray
+    finished: np.ndarray
+    barrier_size: np.ndarray  # entries of each PUB's causal barrier (#cb)
+    received: np.ndarray  # bool[M, N]: reached the node (the source counts as reached)
+    counters: dict
+    queue_mean: np.ndarray  # per node: mean queue length over its tree PUB enqueues (0: none)
+    queue_max: np.ndarray
+    queue_samples: np.ndarray
+    subscribed: np.ndarray  # bool[T, N] at the end
+    sub_done: np.ndarray  # float[T, N]: when the node's current subscription became complete
+    delivered_since: np.ndarray  # int[T, N]: deliveries of messages started after that
+    busy_rows: int  # (node, topic) queues still waiting for ACKs at the end
+    queued_rows: int
+    log_kind: np.ndarray
+    log_node: np.ndarray
+    log_msg: np.ndarray
+    state: object  # the kernel's final State (views, first_rec, ...), for tests and notebooks
+
+    @property
+    def pubs(self) -> np.ndarray:
+        return np.flatnonzero(self.msg_type == PUB)
+
+    def mean_latency(self, from_start: bool = False) -> float:
+        """Mean over (PUB, receiving subscriber other than the source) of the arrival time minus
+        the PUBLISH call (spec §5.0), or minus the start of the propagation (``from_start``:
+        without the wait behind the source's earlier messages of the topic)."""
+        c = self.counters
+        total = c["from_start_sum"] if from_start else c["latency_sum"]
+        return total / c["subscriber_receptions"] if c["subscriber_receptions"] else np.nan
+
+
+COUNTER_NAMES = ("events", "pub_copies", "delegations", "sub_copies", "uns_copies", "ack_copies",
+                 "subscriber_receptions", "false_positives", "duplicates", "deliveries",
+                 "delay_zero", "delay_lt10", "delay_gt50", "barrier_replaced", "rejected_ops",
+                 "slots_live", "pending_live", "copies", "fifo_violations")
+FCOUNTER_NAMES = ("latency_sum", "delay_sum", "delay_max", "wait_sum", "latency_max",
+                  "from_start_sum")
+
+
+def simulate(workload: Workload, mode: str = "vcube_ps", *, net: network.Network | None = None,
+             seed: np.random.SeedSequence | None = None, ack_cost: str = "free",
+             checkcb: str = "strict", cb_prune: bool = True) -> Run:
+    """Run ``workload`` under VCube-PS or SRPT-S; see the module docstring."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if ack_cost not in ("free", "queued"):
+        raise ValueError(f"ack_cost must be free or queued, got {ack_cost!r}")
+    if checkcb not in ("strict", "lenient"):
+        raise ValueError(f"checkcb must be strict or lenient, got {checkcb!r}")
+    if not 1 <= workload.d <= NODE_BITS:
+        raise ValueError(f"d must be in 1..{NODE_BITS} (N <= {MAX_NODES}), got {workload.d}")
+    net = net or network.Network.vcube_ps()
+    if mode == "srpt" and net.tpp != "constant":
+        raise ValueError("SRPT-S delivers on reception, which needs FIFO links: use a constant t_pp")
+    seed = seed if seed is not None else np.random.SeedSequence(0)
+    st = new_state(workload.d, workload.n_topics, MODES[mode], workload.capacity(), net, seed,
+                   workload.roots, lenient=checkcb == "lenient", prune=bool(cb_prune),
+                   ack_queued=ack_cost == "queued", react_p=int(workload.react_p))
+    install_membership(st, np.asarray(workload.initial, bool))
+    _run(st, np.asarray(workload.times, np.float64), np.asarray(workload.ops, np.int64),
+         np.asarray(workload.nodes, np.int64), np.asarray(workload.topics, np.int64))
+    (typ, src, topic, c, created, started, finished, cb_len, recv,
+     log_kind, log_node, log_msg) = _outputs(st)
+    n, n_topics = workload.n, workload.n_topics
+    counters = dict(zip(COUNTER_NAMES, (int(x) for x in st.counters)))
+    counters.update(zip(FCOUNTER_NAMES, (float(x) for x in st.fcounters)))
+    q_cnt = np.asarray(st.q_cnt)
+    return Run(
+        mode=mode, n_nodes=n, msg_type=typ, msg_src=src, msg_topic=topic, msg_counter=c,
+        created=created, started=started, finished=finished, barrier_size=cb_len,
+        received=recv.reshape(len(typ), n), counters=counters,
+        queue_mean=np.divide(np.asarray(st.q_sum), q_cnt, out=np.zeros(n), where=q_cnt > 0),
+        queue_max=np.asarray(st.q_max).copy(), queue_samples=q_cnt.copy(),
+        subscribed=np.asarray(st.subscribed).reshape(n, n_topics).T.copy(),
+        sub_done=np.asarray(st.sub_done).reshape(n, n_topics).T.copy(),
+        delivered_since=np.asarray(st.deliv_since).reshape(n, n_topics).T.copy(),
+        busy_rows=int((np.asarray(st.busy) != -1).sum()),
+        queued_rows=int((np.asarray(st.bq_head) != -1).sum()),
+        log_kind=log_kind, log_node=log_node, log_msg=log_msg, state=st,
+    )
