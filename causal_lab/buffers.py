@@ -1,8 +1,9 @@
-"""Helpers for the growable lists that compiled kernels fill during a run.
+"""Growable arrays for the compiled kernels.
 
-Kernels append to ``numba.typed.List`` (amortised O(1), no size known in advance).  Turning
-such a list into a numpy array from Python iterates element by element through the
-interpreter (seconds for 10^6 items), so kernels convert their outputs here, in compiled code.
+Kernels fill tables whose final size is not known in advance (packets, log entries, waiting
+lists).  They keep them in numpy arrays with a fill level and double the capacity when full:
+amortised O(1) appends like a list, but each read or write is a plain memory access, whereas a
+``numba.typed.List`` access is a call into C.
 """
 
 import numba
@@ -10,9 +11,10 @@ import numpy as np
 
 
 @numba.njit(cache=True)
-def to_array(items, like):
-    """A numpy array with the contents of typed list ``items`` and the dtype of array ``like``."""
-    out = np.empty(len(items), like.dtype)
-    for k in range(len(items)):
-        out[k] = items[k]
-    return out
+def grown(a, need):
+    """``a`` itself if it holds at least ``need`` items, else a copy at least twice as large."""
+    if need <= len(a):
+        return a
+    b = np.empty(max(need, 2 * len(a)), a.dtype)
+    b[:len(a)] = a
+    return b

@@ -10,8 +10,6 @@ delivers from the event log.  Messages are named as in the spec; their ids are t
 import numba
 import numpy as np
 import pytest
-from numba import types
-from numba.typed import List
 
 from causal_lab import events, network
 from causal_lab.protocols import vcube_broadcast as vb
@@ -28,11 +26,8 @@ NODE = 4  # the node the spec drives (N = 8)
 def _inject(st, sender, receiver, msgs, now):
     """Node ``receiver`` receives a new packet [msgs] from ``sender``; returns the packet id."""
     q = events.new_queue()
-    batch = List.empty_list(types.int64)
-    for x in msgs:
-        batch.append(x)
-    p = len(st.pkt_first)
-    vb._send(st, q, sender, receiver, batch, now, False)  # also schedules an arrival: ignored
+    p = st.tops[vb.T_PKT]
+    vb._send(st, q, sender, receiver, msgs, len(msgs), now, False)  # also schedules an arrival: ignored
     vb.on_packet(st, q, p, receiver, now)
     return p
 
@@ -87,7 +82,7 @@ class Scenario:
     def _packets_since(self, first, sender):
         st = self.st
         out = []
-        for p in range(first, len(st.pkt_first)):
+        for p in range(first, st.tops[vb.T_PKT]):
             if st.pkt_sender[p] == sender:
                 a = st.pkt_first[p]
                 msgs = [self.names[st.pkt_msgs[k]] for k in range(a, a + st.pkt_len[p])]
@@ -98,7 +93,7 @@ class Scenario:
         st = self.st
         return [
             self.names[st.log_msg[k]]
-            for k in range(first, len(st.log_kind))
+            for k in range(first, st.tops[vb.T_LOG])
             if st.log_kind[k] == vb.LOG_DELIVER and st.log_node[k] == node
         ]
 
@@ -116,7 +111,7 @@ class Scenario:
         if isinstance(names, str):
             names = [names]
         self.now += 1.0
-        first_pkt, first_log = len(self.st.pkt_first), len(self.st.log_kind)
+        first_pkt, first_log = self.st.tops[vb.T_PKT], self.st.tops[vb.T_LOG]
         msgs = np.array([self.ids[x] for x in names], np.int64)
         _inject(self.st, sender, node, msgs, self.now)
         self._check_invariants(node)
@@ -126,7 +121,7 @@ class Scenario:
     def process(self, p, node):
         """``node`` receives the existing packet ``p`` (e.g. one sent by another driven node)."""
         self.now += 1.0
-        first_pkt, first_log = len(self.st.pkt_first), len(self.st.log_kind)
+        first_pkt, first_log = self.st.tops[vb.T_PKT], self.st.tops[vb.T_LOG]
         _process(self.st, p, node, self.now)
         self._check_invariants(node)
         return self._packets_since(first_pkt, node), self._deliveries_since(first_log, node)
@@ -155,7 +150,7 @@ def test_s0_vector_clocks_and_delivery_rule_n4():
     m2, m1, m0 = 0, 1, 2  # broadcast order
 
     def packet(sender, receiver, m):
-        for p in range(len(st.pkt_first)):
+        for p in range(st.tops[vb.T_PKT]):
             a = st.pkt_first[p]
             if (st.pkt_sender[p], st.pkt_receiver[p]) == (sender, receiver) and m in [
                 st.pkt_msgs[k] for k in range(a, a + st.pkt_len[p])
@@ -174,7 +169,7 @@ def test_s0_vector_clocks_and_delivery_rule_n4():
     assert list(st.msg_vc[m0]) == [1, 1, 1, 0]
 
     def delivered_at_3():
-        return [st.log_msg[k] for k in range(len(st.log_kind))
+        return [st.log_msg[k] for k in range(st.tops[vb.T_LOG])
                 if st.log_kind[k] == vb.LOG_DELIVER and st.log_node[k] == 3]
 
     _inject(st, 2, 3, np.array([m0], np.int64), 7.0)  # node 3's parent in tree 0 is 2
@@ -309,7 +304,7 @@ def test_s3_node5_receives_the_aggregated_packet():
     and delivers m21, m01, m02."""
     sc = _s3_at_node_4()
     st = sc.st
-    (p,) = [p for p in range(len(st.pkt_first)) if (st.pkt_sender[p], st.pkt_receiver[p]) == (4, 5)]
+    (p,) = [p for p in range(st.tops[vb.T_PKT]) if (st.pkt_sender[p], st.pkt_receiver[p]) == (4, 5)]
     sends, delivered = sc.process(p, 5)
     assert sends == []
     assert delivered == ["m21", "m01", "m02"]

@@ -43,11 +43,8 @@ import dataclasses
 
 import numba
 import numpy as np
-from numba import types
-from numba.typed import Dict, List
-
 from causal_lab import events, kernel_state, network, topology, workload
-from causal_lab.buffers import to_array
+from causal_lab.buffers import grown
 
 BROADCAST = 0
 ARRIVAL = 1
@@ -83,8 +80,12 @@ STATE_FIELDS = (
         # event log for the oracle, and counters [duplicate receptions, events]
         "log_kind", "log_node", "log_msg", "counters",
         # reusable work lists (allocating a typed list per call costs more than the work)
-        "scratch", "part", "ready",
+        "scratch", "part", "ready", "tops",
 )
+# tops[...]: fill levels of the growable arrays and of the work lists (numpy arrays rather than
+# typed lists: a typed-list access is a call into C, an array access is one load)
+T_DEP, T_F, T_W, T_PKT, T_PKT_MSGS, T_LOG = range(6)
+POOL = 1024  # initial size of the growable arrays
 StateType, State = kernel_state.define("State", STATE_FIELDS, __name__)
 
 
@@ -118,25 +119,25 @@ def new_state(d, n_messages, aggregate, trees, payload, net: network.Network, se
     """Empty state of a d-VCube that will see ``n_messages`` broadcasts."""
     n = 1 << d
     m = n_messages
-    i64, f64 = types.int64, types.float64
+    i64 = np.int64
     return State(
         d, n, aggregate, trees, payload, net.header, net.mtu, net.params(seed),
         network.new_state(n),
         np.zeros((n, n), np.int32), np.zeros((n, n), np.int32), np.zeros((n, n), np.bool_),
         np.zeros(n, np.int64),
         np.full(m, -1, np.int64), np.zeros(m, np.int64), np.zeros((m, n), np.int32),
-        np.zeros(m + 1, np.int64), List.empty_list(i64), List.empty_list(i64),
-        np.zeros(m, np.int64), Dict.empty(i64, i64),
+        np.zeros(m + 1, np.int64), np.empty(POOL, i64), np.empty(POOL, i64),
+        np.zeros(m, np.int64), np.full(n * (m + 2), -1, np.int64),
         np.full((m, n), np.nan), np.full((m, n), np.nan), np.full((m, n), -1, np.int64),
         np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.full(m * n, -1, np.int64),
         np.full(m * n, -1, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
         np.zeros((m * n, d + 1), np.int32), np.zeros(m * n, np.int8), np.full(n * n, -1, np.int64),
-        List.empty_list(i64), List.empty_list(i64), List.empty_list(i64), List.empty_list(i64),
-        np.full(n * n, -1, np.int64), List.empty_list(i64), List.empty_list(i64), List.empty_list(i64),
-        List.empty_list(i64), List.empty_list(i64), List.empty_list(i64), List.empty_list(i64),
-        List.empty_list(i64), List.empty_list(i64), List.empty_list(f64), List.empty_list(types.boolean),
-        List.empty_list(types.int8), List.empty_list(i64), List.empty_list(i64),
-        np.zeros(2, np.int64), List.empty_list(i64), List.empty_list(i64), List.empty_list(i64),
+        np.empty(POOL, i64), np.empty(POOL, i64), np.empty(POOL, i64), np.empty(POOL, i64),
+        np.full(n * n, -1, np.int64), np.empty(POOL, i64), np.empty(POOL, i64), np.empty(POOL, i64),
+        *(np.empty(POOL, i64) for _ in range(6)), np.empty(POOL), np.empty(POOL, np.bool_),
+        np.empty(POOL, np.int8), np.empty(POOL, i64), np.empty(POOL, i64),
+        np.zeros(2, np.int64), np.empty(m + 1, i64), np.empty(m + 1, i64), np.empty(m + 1, i64),
+        np.zeros(6, np.int64),
     )
 
 
@@ -150,13 +151,19 @@ def define_message(st, m, s, vc_row):
     """Register message ``m`` from ``s`` whose vector clock is ``vc_row`` (messages in id order)."""
     st.msg_src[m] = s
     st.msg_seq[m] = vc_row[s]
-    st.seq_msg[s * len(st.msg_src) + vc_row[s]] = m
+    st.seq_msg[s * (len(st.msg_src) + 2) + vc_row[s]] = m
+    k = st.tops[T_DEP]
+    st.dep_src = grown(st.dep_src, k + st.n)
+    st.dep_cnt = grown(st.dep_cnt, k + st.n)
+    dep_src, dep_cnt = st.dep_src, st.dep_cnt
     for l in range(st.n):
         st.msg_vc[m, l] = vc_row[l]
         if l != s and vc_row[l] > 0:
-            st.dep_src.append(l)
-            st.dep_cnt.append(vc_row[l])
-    st.dep_ptr[m + 1] = len(st.dep_src)
+            dep_src[k] = l
+            dep_cnt[k] = vc_row[l]
+            k += 1
+    st.tops[T_DEP] = k
+    st.dep_ptr[m + 1] = k
 
 
 @numba.njit(cache=True)
@@ -168,15 +175,14 @@ def broadcast(st, q, m, i, now):
     st.changed[i, :] = False
     st.n_changed[i] = 0
     st.deliv_time[m, i] = now
-    _log(st.log_kind, st.log_node, st.log_msg, LOG_BROADCAST, i, m)
+    _log(st, LOG_BROADCAST, i, m)
     one = st.scratch
-    one.clear()
-    one.append(m)
+    one[0] = m
     if st.trees == SINGLE_TREE and i != 0:
-        _send(st, q, i, 0, one, now, False)  # the delegate hop to the root of the single tree
+        _send(st, q, i, 0, one, 1, now, False)  # the delegate hop to the root of the single tree
         return
     for t in range(st.d):
-        _send(st, q, i, i ^ (1 << t), one, now, False)
+        _send(st, q, i, i ^ (1 << t), one, 1, now, False)
 
 
 @numba.njit(cache=True)
@@ -191,10 +197,9 @@ def on_packet(st, q, p, i, now):
         m = pkt_msgs[k]
         if msg_src[m] == i:  # single tree: my own message coming back down the tree
             one = st.scratch
-            one.clear()
-            one.append(m)
+            one[0] = m
             for t in range(kids):
-                _send(st, q, i, i ^ (1 << t), one, now, False)
+                _send(st, q, i, i ^ (1 << t), one, 1, now, False)
             continue
         if not np.isnan(recv_time[m, i]):
             st.counters[0] += 1  # a duplicate: the invariants test that this never happens
@@ -214,10 +219,9 @@ def on_packet(st, q, p, i, now):
 def _check_agg(st, q, i, t, m, now):
     """Send to child number t of i the pending messages that may go with m (CHECKAGG)."""
     batch = st.scratch
-    batch.clear()
     if not st.aggregate:
-        batch.append(m)
-        _send_split(st, q, i, i ^ (1 << t), batch, now)
+        batch[0] = m
+        _send_split(st, q, i, i ^ (1 << t), 1, now)
         return
     if st.hold[m * st.n + i] > t:
         return  # m itself is held for this child: so is everything causally after it
@@ -226,13 +230,15 @@ def _check_agg(st, q, i, t, m, now):
     single = st.trees == SINGLE_TREE
     s, seq = msg_src[m], st.msg_seq[m]
     e = st.p_head[i]
+    count = 0
     while e != -1:
         x = e // n
         if (msg_vc[x, s] >= seq and hold[e] <= t
                 and (single or t < topology.n_tree_children(i, msg_src[x], d))):
-            batch.append(x)
+            batch[count] = x
+            count += 1
         e = p_next[e]
-    _send_split(st, q, i, i ^ (1 << t), batch, now)
+    _send_split(st, q, i, i ^ (1 << t), count, now)
 
 
 # ------------------------------------------------------------------------------------------
@@ -281,22 +287,29 @@ def _need(st, e, i, l, count):
     if level > st.hold[e]:
         st.hold[e] = level
     slot = i * st.n + l
-    st.f_entry.append(e)
-    st.f_need.append(count)
-    st.f_level.append(level)
-    st.f_next.append(st.f_head[slot])
-    st.f_head[slot] = len(st.f_entry) - 1
+    w = st.tops[T_F]
+    if w >= len(st.f_entry):
+        st.f_entry = grown(st.f_entry, w + 1)
+        st.f_need = grown(st.f_need, w + 1)
+        st.f_level = grown(st.f_level, w + 1)
+        st.f_next = grown(st.f_next, w + 1)
+    st.f_entry[w] = e
+    st.f_need[w] = count
+    st.f_level[w] = level
+    st.f_next[w] = st.f_head[slot]
+    st.f_head[slot] = w
+    st.tops[T_F] = w + 1
 
 
 @numba.njit(cache=True)
 def _advance_vmax(st, i, s):
     """VMAX[s] moves over every contiguously received message of s; release what it unblocks."""
-    m_total = len(st.msg_src)
+    stride = len(st.msg_src) + 2
     vmax, seq_msg, recv_time = st.vmax, st.seq_msg, st.recv_time
     moved = False
     while True:
-        key = s * m_total + vmax[i, s] + 1
-        if key not in seq_msg or np.isnan(recv_time[seq_msg[key], i]):
+        x = seq_msg[s * stride + vmax[i, s] + 1]
+        if x == -1 or np.isnan(recv_time[x, i]):
             break
         vmax[i, s] += 1
         moved = True
@@ -343,10 +356,16 @@ def _deliverable(st, i, x, pos):
 
 @numba.njit(cache=True)
 def _park(st, slot, x, pos):
-    st.w_msg.append(x)
-    st.w_pos.append(pos)
-    st.w_next.append(st.w_head[slot])
-    st.w_head[slot] = len(st.w_msg) - 1
+    w = st.tops[T_W]
+    if w >= len(st.w_msg):
+        st.w_msg = grown(st.w_msg, w + 1)
+        st.w_pos = grown(st.w_pos, w + 1)
+        st.w_next = grown(st.w_next, w + 1)
+    st.w_msg[w] = x
+    st.w_pos[w] = pos
+    st.w_next[w] = st.w_head[slot]
+    st.w_head[slot] = w
+    st.tops[T_W] = w + 1
 
 
 @numba.njit(cache=True)
@@ -357,16 +376,18 @@ def _deliver_ready(st, i, p, now):
     packet's new messages need a look; each delivery wakes the messages parked on its entry.
     """
     ready = st.ready
-    ready.clear()
+    count = 0
     n, vc, msg_src, changed, deliv_time = st.n, st.vc, st.msg_src, st.changed, st.deliv_time
-    w_head, w_msg, w_pos, w_next = st.w_head, st.w_msg, st.w_pos, st.w_next
+    w_head = st.w_head
     pkt_msgs, recv_pkt = st.pkt_msgs, st.recv_pkt
     for k in range(st.pkt_first[p], st.pkt_first[p] + st.pkt_len[p]):
         x = pkt_msgs[k]
         if recv_pkt[x, i] == p and _deliverable(st, i, x, -1):
-            ready.append(x)
-    while len(ready) > 0:
-        x = ready.pop()
+            ready[count] = x
+            count += 1
+    while count > 0:
+        count -= 1
+        x = ready[count]
         s = msg_src[x]
         vc[i, s] += 1
         if not changed[i, s]:
@@ -374,14 +395,15 @@ def _deliver_ready(st, i, p, now):
             st.n_changed[i] += 1
         deliv_time[x, i] = now
         _remove_pending(i, x * n + i, st.p_head, st.p_tail, st.p_next, st.p_prev, st.n_pending)
-        _log(st.log_kind, st.log_node, st.log_msg, LOG_DELIVER, i, x)
+        _log(st, LOG_DELIVER, i, x)
         slot = i * n + s
         w = w_head[slot]
         w_head[slot] = -1
         while w != -1:
-            nxt = w_next[w]
-            if _deliverable(st, i, w_msg[w], w_pos[w]):
-                ready.append(w_msg[w])
+            nxt, y = st.w_next[w], st.w_msg[w]  # (parking may grow the arrays: re-read them)
+            if _deliverable(st, i, y, st.w_pos[w]):
+                ready[count] = y
+                count += 1
             w = nxt
 
 
@@ -410,48 +432,72 @@ def _message_size(payload, entries):
 
 
 @numba.njit(cache=True)
-def _send_split(st, q, i, k, batch, now):
-    """Send ``batch`` to k in as few packets as the MTU allows (spec §3.3), in batch order."""
-    if len(batch) == 0:
+def _send_split(st, q, i, k, count, now):
+    """Send ``st.scratch[:count]`` to k in as few packets as the MTU allows (spec §3.3), in
+    order."""
+    if count == 0:
         return
-    part = st.part
-    part.clear()
+    batch, part = st.scratch, st.part
     header, mtu, payload, entries = st.header, st.mtu, st.payload, st.entries
     size = header
-    for x in batch:
-        if len(part) > 0 and size + _message_size(payload, entries[x]) > mtu:
-            _send(st, q, i, k, part, now, True)
-            part.clear()
+    used = 0
+    for b in range(count):
+        x = batch[b]
+        if used > 0 and size + _message_size(payload, entries[x]) > mtu:
+            _send(st, q, i, k, part, used, now, True)
+            used = 0
             size = header
-        part.append(x)
+        part[used] = x
+        used += 1
         size += _message_size(payload, entries[x])
-    _send(st, q, i, k, part, now, False)
+    _send(st, q, i, k, part, used, now, False)
 
 
 @numba.njit(cache=True)
-def _send(st, q, i, k, msgs, now, mtu_closed):
-    p = len(st.pkt_first)
+def _send(st, q, i, k, msgs, count, now, mtu_closed):
+    """One packet with ``msgs[:count]`` from i to k."""
+    tops = st.tops
+    p, first = tops[T_PKT], tops[T_PKT_MSGS]
+    if first + count > len(st.pkt_msgs):
+        st.pkt_msgs = grown(st.pkt_msgs, first + count)
+    if p >= len(st.pkt_first):
+        st.pkt_first = grown(st.pkt_first, p + 1)
+        st.pkt_sender = grown(st.pkt_sender, p + 1)
+        st.pkt_receiver = grown(st.pkt_receiver, p + 1)
+        st.pkt_len = grown(st.pkt_len, p + 1)
+        st.pkt_size = grown(st.pkt_size, p + 1)
+        st.pkt_mtu_closed = grown(st.pkt_mtu_closed, p + 1)
+        st.pkt_wait = grown(st.pkt_wait, p + 1)
     pkt_msgs, payload, entries = st.pkt_msgs, st.payload, st.entries
     size = st.header
-    st.pkt_first.append(len(pkt_msgs))
-    for x in msgs:
-        pkt_msgs.append(x)
+    for b in range(count):
+        x = msgs[b]
+        pkt_msgs[first + b] = x
         size += _message_size(payload, entries[x])
-    st.pkt_sender.append(i)
-    st.pkt_receiver.append(k)
-    st.pkt_len.append(len(msgs))
-    st.pkt_size.append(size)
-    st.pkt_mtu_closed.append(mtu_closed)
+    st.pkt_first[p] = first
+    st.pkt_sender[p] = i
+    st.pkt_receiver[p] = k
+    st.pkt_len[p] = count
+    st.pkt_size[p] = size
+    st.pkt_mtu_closed[p] = mtu_closed
     arrival, wait = network.send(st.net, st.net_state, i, now)
-    st.pkt_wait.append(wait)
+    st.pkt_wait[p] = wait
+    tops[T_PKT] = p + 1
+    tops[T_PKT_MSGS] = first + count
     events.schedule(q, arrival, ARRIVAL, p, k)
 
 
 @numba.njit(cache=True)
-def _log(log_kind, log_node, log_msg, kind, i, m):
-    log_kind.append(np.int8(kind))
-    log_node.append(i)
-    log_msg.append(m)
+def _log(st, kind, i, m):
+    k = st.tops[T_LOG]
+    if k >= len(st.log_msg):
+        st.log_kind = grown(st.log_kind, k + 1)
+        st.log_node = grown(st.log_node, k + 1)
+        st.log_msg = grown(st.log_msg, k + 1)
+    st.log_kind[k] = kind
+    st.log_node[k] = i
+    st.log_msg[k] = m
+    st.tops[T_LOG] = k + 1
 
 
 # ------------------------------------------------------------------------------------------
@@ -475,14 +521,12 @@ def _run(st, times, sources):
 
 @numba.njit(cache=True)
 def _outputs(st):
-    """What a run returns, as numpy arrays (lists are converted in compiled code: fast)."""
-    i64 = np.empty(0, np.int64)
+    """What a run returns: the filled parts of the growable arrays."""
+    p, k = st.tops[T_PKT], st.tops[T_LOG]
     return (st.entries, st.msg_vc, st.recv_time, st.deliv_time, st.recv_pkt, st.max_pending,
-            st.counters, to_array(st.pkt_sender, i64), to_array(st.pkt_len, i64),
-            to_array(st.pkt_size, i64), to_array(st.pkt_mtu_closed, np.empty(0, np.bool_)),
-            to_array(st.pkt_wait, np.empty(0, np.float64)),
-            to_array(st.log_kind, np.empty(0, np.int8)), to_array(st.log_node, i64),
-            to_array(st.log_msg, i64))
+            st.counters, st.pkt_sender[:p].copy(), st.pkt_len[:p].copy(), st.pkt_size[:p].copy(),
+            st.pkt_mtu_closed[:p].copy(), st.pkt_wait[:p].copy(), st.log_kind[:k].copy(),
+            st.log_node[:k].copy(), st.log_msg[:k].copy())
 
 
 def simulate(

@@ -70,6 +70,7 @@ import numba
 import numpy as np
 
 from causal_lab import events, network, rng, topology
+from causal_lab.buffers import grown
 from causal_lab.kernel_state import define
 
 VCUBE_PS = 0
@@ -309,16 +310,6 @@ def _send_ack(st, q, i, j, parent_slot, carrier, now):
 
 
 @numba.njit(cache=True)
-def _grown(a, need):
-    """``a`` itself if it has room for ``need`` items, else a copy twice as large."""
-    if need <= len(a):
-        return a
-    b = np.empty(max(need, 2 * len(a)), a.dtype)
-    b[:len(a)] = a
-    return b
-
-
-@numba.njit(cache=True)
 def _new_slot(st, parent, parent_slot, nb, m):
     st.counters[C_SLOTS_LIVE] += 1
     tops = st.tops
@@ -329,12 +320,12 @@ def _new_slot(st, parent, parent_slot, nb, m):
         e = tops[T_SLOTS]
         tops[T_SLOTS] = e + 1
         if e >= len(st.sl_parent):
-            st.sl_parent = _grown(st.sl_parent, e + 1)
-            st.sl_pslot = _grown(st.sl_pslot, e + 1)
-            st.sl_nb = _grown(st.sl_nb, e + 1)
-            st.sl_msg = _grown(st.sl_msg, e + 1)
-            st.sl_head = _grown(st.sl_head, e + 1)
-            st.sl_tail = _grown(st.sl_tail, e + 1)
+            st.sl_parent = grown(st.sl_parent, e + 1)
+            st.sl_pslot = grown(st.sl_pslot, e + 1)
+            st.sl_nb = grown(st.sl_nb, e + 1)
+            st.sl_msg = grown(st.sl_msg, e + 1)
+            st.sl_head = grown(st.sl_head, e + 1)
+            st.sl_tail = grown(st.sl_tail, e + 1)
     st.sl_parent[e] = parent
     st.sl_pslot[e] = parent_slot
     st.sl_nb[e] = nb
@@ -362,9 +353,9 @@ def _append_tuple(st, e, node, code):
         f = tops[T_TUPLES]
         tops[T_TUPLES] = f + 1
         if f >= len(st.tu_node):
-            st.tu_node = _grown(st.tu_node, f + 1)
-            st.tu_code = _grown(st.tu_code, f + 1)
-            st.tu_next = _grown(st.tu_next, f + 1)
+            st.tu_node = grown(st.tu_node, f + 1)
+            st.tu_code = grown(st.tu_code, f + 1)
+            st.tu_next = grown(st.tu_next, f + 1)
     st.tu_node[f] = node
     st.tu_code[f] = code
     st.tu_next[f] = -1
@@ -665,7 +656,7 @@ def _freeze_barrier(st, row, m):
     base = row * st.n
     ptr = st.tops[T_CB]
     count = st.cb_count[row]
-    st.cb_data = _grown(st.cb_data, ptr + count)
+    st.cb_data = grown(st.cb_data, ptr + count)
     st.cb_ptr[m] = ptr
     st.tops[T_CB] = ptr + count
     for k in range(count):
@@ -717,11 +708,11 @@ def _new_entry(st, m, row, now):
         e = tops[T_ENTRIES]
         tops[T_ENTRIES] = e + 1
         if e >= len(st.pe_msg):
-            st.pe_msg = _grown(st.pe_msg, e + 1)
-            st.pe_row = _grown(st.pe_row, e + 1)
-            st.pe_pos = _grown(st.pe_pos, e + 1)
-            st.pe_recv = _grown(st.pe_recv, e + 1)
-            st.pe_next = _grown(st.pe_next, e + 1)
+            st.pe_msg = grown(st.pe_msg, e + 1)
+            st.pe_row = grown(st.pe_row, e + 1)
+            st.pe_pos = grown(st.pe_pos, e + 1)
+            st.pe_recv = grown(st.pe_recv, e + 1)
+            st.pe_next = grown(st.pe_next, e + 1)
     st.pe_msg[e] = m
     st.pe_row[e] = row
     st.pe_pos[e] = 0
@@ -741,7 +732,7 @@ def _free_entry(st, e):
 def _push_ready(st, e):
     k = st.tops[T_READY]
     if k >= len(st.ready):
-        st.ready = _grown(st.ready, k + 1)
+        st.ready = grown(st.ready, k + 1)
     st.ready[k] = e
     st.tops[T_READY] = k + 1
 
@@ -843,9 +834,9 @@ def _count_delivery(st, row, i, m, delay):
 def _log(st, kind, i, m):
     k = st.tops[T_LOG]
     if k >= len(st.log_msg):
-        st.log_kind = _grown(st.log_kind, k + 1)
-        st.log_node = _grown(st.log_node, k + 1)
-        st.log_msg = _grown(st.log_msg, k + 1)
+        st.log_kind = grown(st.log_kind, k + 1)
+        st.log_node = grown(st.log_node, k + 1)
+        st.log_msg = grown(st.log_msg, k + 1)
     st.log_kind[k] = kind
     st.log_node[k] = i
     st.log_msg[k] = m
