@@ -550,6 +550,9 @@ def _on_message(st, q, m, i, j, slot_code, now):
         c[C_FIFO_VIOLATIONS] += 1  # receptions per (source, topic) in creation order
     last_recv[base + src] = seq
     sub = _is_subscriber(st, i, t)
+    srpt = st.mode == SRPT
+    if srpt and slot_code == 0:
+        st.m_started[m] = now  # the delegated copy reached the root: the broadcast starts
     if typ == PUB:
         if not sub:
             c[C_FALSE_POSITIVES] += 1
@@ -560,10 +563,7 @@ def _on_message(st, q, m, i, j, slot_code, now):
             fc[F_FROM_START_SUM] += now - st.m_started[m]  # without the wait in bcast_queue
             if latency > fc[F_LATENCY_MAX]:
                 fc[F_LATENCY_MAX] = latency
-    srpt = st.mode == SRPT
     if srpt:
-        if slot_code == 0:
-            st.m_started[m] = now  # the delegated copy reached the root: the broadcast starts
         if typ != PUB:  # every node keeps the subscriber knowledge of the topic
             _update(st.views, st.cnt, st.off, base, src, seq + 1 if typ == SUB else -seq - 1)
         if typ == PUB and sub and i != src:
@@ -962,7 +962,8 @@ class Run:
     def mean_latency(self, from_start: bool = False) -> float:
         """Mean over (PUB, receiving subscriber other than the source) of the arrival time minus
         the PUBLISH call (spec §5.0), or minus the start of the propagation (``from_start``:
-        without the wait behind the source's earlier messages of the topic)."""
+        without the wait behind the source's earlier messages of the topic; for SRPT, from the
+        root's reception of the delegated copy)."""
         c = self.counters
         total = c["from_start_sum"] if from_start else c["latency_sum"]
         return total / c["subscriber_receptions"] if c["subscriber_receptions"] else np.nan
