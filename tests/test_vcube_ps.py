@@ -706,11 +706,10 @@ def test_churn_causal_order(seed, mode):
 def test_pending_publication_of_a_source_that_rejoins_keeps_its_place():
     """N = 4, members {0, 1, 2}; node 3 joins at 11 (as in Figure 5.3) and holds node 1's m1
     (c = 1, cb = {node 0's m0}, which node 3 never receives: strict CHECKCB).  Node 1 then
-    unsubscribes, subscribes again and publishes m2 (c = 4, cb = {m1}).  Node 3 processes node
-    1's UNS (first_rec[1] erased), then m2 (first_rec[1] = 4 > 1: "m1 will never come"),
-    delivers m2, and delivers m1 once node 0's next PUB frees it: m1 after its successor m2,
-    and node 1's messages out of FIFO order.  Expected: m1 stays before m2 (or is never
-    delivered)."""
+    unsubscribes, subscribes again and publishes m2 (c = 4, cb = {m1}).  Under the pseudo-code,
+    node 3 would erase first_rec[1] at node 1's UNS (A4:79-80), then read first_rec[1] = 4 > 1
+    at m2 as "m1 will never come" and deliver m2 before m1.  The kernel keeps first_rec for
+    CHECKCB (module docstring), so m1 stays before m2 (or is never delivered)."""
     ops = [(0.0, PUB, 0, 0), (11.0, SUB, 3, 0), (150.0, PUB, 1, 0), (160.0, UNS, 1, 0),
            (170.0, SUB, 1, 0), (180.0, PUB, 1, 0), (3000.0, PUB, 0, 0)]
     run = vp.simulate(make_workload(2, [{0, 1, 2}], ops))
@@ -726,9 +725,10 @@ def test_pending_publication_of_a_source_that_rejoins_keeps_its_place():
 def test_delivery_made_while_resubscribing_is_not_forgotten():
     """N = 4, members {0, 1, 2}.  Node 2 unsubscribes at 0 and subscribes again at 1 (its SUB
     waits for the UNS wave, which ends at 402).  From 1 on node 2 is a subscriber (A3:6): it
-    delivers node 0's m0 at 152.  At 402 the end of the UNS wave erases its last_delvs
-    (A4:35-37).  Node 1's m1 (published at 700, cb = {m0}) reaches node 2, which then holds it
-    for good: it waits for m0, which it delivered.  Expected: node 2 delivers m1."""
+    delivers node 0's m0 at 152.  Under the pseudo-code the end of the UNS wave at 402 would
+    erase its last_delvs (A4:35-37), and node 1's m1 (published at 700, cb = {m0}) would wait
+    for good for m0, already delivered.  The kernel wipes at SUBSCRIBE instead (module
+    docstring): node 2 delivers m1."""
     ops = [(0.0, UNS, 2, 0), (1.0, SUB, 2, 0), (50.0, PUB, 0, 0), (700.0, PUB, 1, 0)]
     run = vp.simulate(make_workload(2, [{0, 1, 2}], ops))
     m0, m1 = 2, 3
