@@ -62,16 +62,18 @@ def bench_broadcast(d: int, repeats: int, target_s: float, aggregate: bool) -> d
             "target": f"<= {target_s} s wall", "ok": wall <= target_s}
 
 
-def _pubsub_run(workload, seed) -> tuple[float, float, int]:
-    """CPU seconds of one VCube-PS run and of its oracle check, and the events processed."""
+def _pubsub_run(workload, seed) -> tuple[float, float, int, int]:
+    """CPU seconds of one VCube-PS run and of its oracle check, the events processed and the
+    deliveries the oracle found after a causal successor (reported: churn runs can have some)."""
     started = time.process_time()
     run = vcube_ps.simulate(workload, "vcube_ps", seed=seed)
     simulated = time.process_time()
     report = oracle.check_by_topic(run.n_nodes, run.log_kind, run.log_node, run.log_msg,
                                    run.msg_topic)
-    if report.late or report.duplicates:
+    if report.duplicates or run.counters["duplicates"]:
         raise AssertionError(f"causality oracle: {report}")
-    return simulated - started, time.process_time() - simulated, run.counters["events"]
+    return (simulated - started, time.process_time() - simulated, run.counters["events"],
+            report.late)
 
 
 def bench_pubsub(repeats: int, churn_minutes: float) -> list[dict]:
@@ -85,6 +87,8 @@ def bench_pubsub(repeats: int, churn_minutes: float) -> list[dict]:
          pubsub_workload.single_publisher(12, 1.0, seed), 1.0),
     ):
         runs = [_pubsub_run(workload, seed) for _ in range(repeats)]
+        if any(r[3] for r in runs):
+            raise AssertionError(f"{name}: deliveries after a causal successor in a static run")
         sim = statistics.median(r[0] for r in runs)
         check = statistics.median(r[1] for r in runs)
         results.append({"name": f"{name} (one replication incl. oracle)",
@@ -94,11 +98,11 @@ def bench_pubsub(repeats: int, churn_minutes: float) -> list[dict]:
                         "target": f"<= {target} CPU-s (5x PeerSim)", "ok": sim + check <= target})
     rate = pubsub_workload.churn_rate(4000, 1.0)
     workload = pubsub_workload.churn(12, 4000, rate, churn_minutes, 500.0, seed)
-    sim, check, n_events = _pubsub_run(workload, seed)
+    sim, check, n_events, late = _pubsub_run(workload, seed)
     per_120 = (sim + check) * 120.0 / churn_minutes
     results.append({"name": f"VCube-PS churn N=4096, N_s=4000, t_med=1 min, {churn_minutes:g} simulated "
                             "minutes, extrapolated to 120",
-                    "cpu_seconds": sim + check, "events": n_events,
+                    "cpu_seconds": sim + check, "events": n_events, "oracle_late": late,
                     "events_per_cpu_second": n_events / sim, "cpu_seconds_per_120_minutes": per_120,
                     "target": "<= 600 CPU-s per 120-minute replication", "ok": per_120 <= 600})
     return results
