@@ -9,6 +9,8 @@
   safety is judged by a happened-before relation this file rebuilds from the delivery log
   (``_Causality``), not by ``causal_lab.oracle`` nor by the kernel's own counters.
 * SRPT-S (§4.2): pruned full tree, relays, delegation copies, the root's order.
+* A finding of ``causal_lab.oracle`` on long churn runs, pinned at small size (last test): the
+  strict CHECKCB rule's first_rec shortcut breaks causal order, the ``safe`` rule does not.
 
 Reading a tree back from a run.  ``Run`` has no per-node reception time, but with a single
 publication every queue is idle when the PUB reaches it, so the departure rule (§3.2) makes the
@@ -23,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from causal_lab import network, rng, topology
+from causal_lab import network, oracle, pubsub_workload, rng, topology
 from causal_lab.protocols import vcube_ps as vp
 
 T_SEND, T_PP = 1.0, 100.0  # spec §3.2 defaults, those of Network.vcube_ps()
@@ -738,3 +740,21 @@ def test_delivery_made_while_resubscribing_is_not_forgotten():
     assert node_log(run, 2)[0] == (vp.LOG_DELIVER, m0)
     assert_waves(run, allow_pending=True)
     assert node_log(run, 2) == [(vp.LOG_DELIVER, m0), (vp.LOG_DELIVER, m1)]
+
+
+def test_first_rec_shortcut_breaks_causal_order_under_churn_and_safe_rule_does_not():
+    """Strict CHECKCB skips a barrier entry <s, c> once a later PUB of s was the first received
+    from s (A4:97), but not the entry's own causal past: under churn a joiner can then deliver a
+    message m after a message m' whose publisher had delivered m before publishing it (thesis
+    §5.4.1).  The SAFE rule (no shortcut) never does; both are checked by the oracle."""
+    seed = np.random.SeedSequence(2019)
+    w = pubsub_workload.churn(8, 200, pubsub_workload.churn_rate(200, 0.2), 20.0, 500.0, seed)
+    late = {}
+    for rule in ("strict", "safe"):
+        run = vp.simulate(w, "vcube_ps", seed=seed, checkcb=rule)
+        report = oracle.check_by_topic(run.n_nodes, run.log_kind, run.log_node, run.log_msg,
+                                       run.msg_topic)
+        assert report.duplicates == 0 and run.counters["fifo_violations"] == 0
+        late[rule] = report.late
+    assert late["strict"] > 0
+    assert late["safe"] == 0

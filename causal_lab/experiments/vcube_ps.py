@@ -346,7 +346,7 @@ ORDER = register(Experiment(
     source="003 §5.6.4 Figure 5.9",
     params=(_n(256), Param("initial_publishers", int, 1, "p: initial publishers; the others publish after their p-th delivery", check=lambda p: p >= 1, allowed=">= 1"),
             Param("cb_prune", bool, True, "prune the barrier with the original cb at delivery (A4:94) or never (A9 variant)"),
-            Param("checkcb", str, "strict", "CHECKCB as the pseudo-code (strict) or the prose (lenient), A8", choices=("strict", "lenient")),
+            Param("checkcb", str, "strict", "CHECKCB as the pseudo-code (strict), the prose (lenient), or without the first_rec shortcut (safe), A8", choices=tuple(vcube_ps.CHECKCB_RULES)),
             Param("system", str, "vcube_ps", "only VCube-PS has causal barriers", choices=("vcube_ps",)),
             *NET_PARAMS),
     grid={
@@ -389,7 +389,7 @@ CHURN = register(Experiment(
             Param("churn_pct", float, 0.0, "churn rate in % of N_s per minute (Figure 5.11(b)); overrides t_med", check=non_negative, allowed=">= 0"),
             Param("minutes", float, 120.0, "simulated duration (minutes)", check=positive, allowed="> 0"),
             Param("period", float, 500.0, "one publication every period (ms)", check=positive, allowed="> 0"),
-            Param("checkcb", str, "strict", "CHECKCB as the pseudo-code (strict) or the prose (lenient), A8", choices=("strict", "lenient")),
+            Param("checkcb", str, "strict", "CHECKCB as the pseudo-code (strict), the prose (lenient), or without the first_rec shortcut (safe), A8", choices=tuple(vcube_ps.CHECKCB_RULES)),
             SYSTEM, *NET_PARAMS),
     grid={
         "smoke": {"n_nodes": [256], "n_subscribers": [100], "t_med": [0.0, 1.0], "minutes": [2.0], "system": list(SYSTEMS)},

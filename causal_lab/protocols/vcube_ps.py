@@ -76,6 +76,14 @@ from causal_lab.kernel_state import define
 VCUBE_PS = 0
 SRPT = 1
 MODES = {"vcube_ps": VCUBE_PS, "srpt": SRPT}
+# CHECKCB (A4:95-98, spec A8): an entry <s, c> of a barrier is satisfied once delivered, or
+# STRICT (the pseudo-code): once a later PUB of s was the first received from s (first_rec > c:
+# FIFO, so <s, c> never comes); LENIENT (the prose): also when nothing was received from s;
+# SAFE (ours): only once delivered.  Under churn the first_rec shortcut skips <s, c> but not its
+# own causal past, which can then be delivered after m: a causal-order violation that SAFE
+# avoids at the cost of more messages blocked at joiners.
+STRICT, LENIENT, SAFE = 0, 1, 2
+CHECKCB_RULES = {"strict": STRICT, "lenient": LENIENT, "safe": SAFE}
 
 SUB, UNS, PUB = 0, 1, 2  # message types (spec §2.1); ACKs are their own event kind
 OP_PUBLISH, OP_SUBSCRIBE, OP_UNSUBSCRIBE = 0, 1, 2  # workload operations (Algorithm 3)
@@ -100,7 +108,7 @@ N_FCOUNTERS = 6
 
 FIELDS = (
     # configuration
-    "d", "n", "n_topics", "mode", "lenient", "prune", "ack_queued", "react_p", "react_key",
+    "d", "n", "n_topics", "mode", "checkcb", "prune", "ack_queued", "react_p", "react_key",
     "net", "net_state", "roots", "off",
     # per node and per row
     "counter", "subscribed", "busy", "bq_head", "bq_tail", "last_op", "sub_done", "deliv_since",
@@ -126,7 +134,7 @@ POOL = 1024  # initial size of the growable pools
 StateType, State = define("State", FIELDS, __name__)
 
 
-def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *, lenient=False,
+def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *, checkcb=STRICT,
               prune=True, ack_queued=False, react_p=0):
     n = 1 << d
     rows = n * n_topics
@@ -136,7 +144,7 @@ def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *,
     for level in range(1, d + 1):
         off[level] = n - (n >> (level - 1))
     return State(
-        d, n, n_topics, mode, lenient, prune, ack_queued, react_p,
+        d, n, n_topics, mode, checkcb, prune, ack_queued, react_p,
         rng.stream_key(seed, "t_wait"), net.params(seed), network.new_state(n),
         np.asarray(roots, np.int64), off,
         np.zeros(n, np.int64), np.zeros(rows, np.bool_), np.full(rows, -1, np.int64),
@@ -744,12 +752,13 @@ def _scan(st, e):
     base = row * st.n
     p, end, ptr = st.pe_pos[e], st.cb_len[m], st.cb_ptr[m]
     cb_data, m_src, m_c = st.cb_data, st.m_src, st.m_c
-    first_rec, last_delvs, lenient = st.first_rec, st.last_delvs, st.lenient
+    first_rec, last_delvs, rule = st.first_rec, st.last_delvs, st.checkcb
     while p < end:
         dep = cb_data[ptr + p]
         s, c = m_src[dep], m_c[dep]
         first = first_rec[base + s]
-        if last_delvs[base + s] >= c or (first != -1 and first > c) or (lenient and first == -1):
+        if (last_delvs[base + s] >= c or (rule != SAFE and first != -1 and first > c)
+                or (rule == LENIENT and first == -1)):
             p += 1
             continue
         st.pe_pos[e] = p
@@ -985,8 +994,8 @@ def simulate(workload: Workload, mode: str = "vcube_ps", *, net: network.Network
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if ack_cost not in ("free", "queued"):
         raise ValueError(f"ack_cost must be free or queued, got {ack_cost!r}")
-    if checkcb not in ("strict", "lenient"):
-        raise ValueError(f"checkcb must be strict or lenient, got {checkcb!r}")
+    if checkcb not in CHECKCB_RULES:
+        raise ValueError(f"checkcb must be one of {', '.join(CHECKCB_RULES)}, got {checkcb!r}")
     if not 1 <= workload.d <= NODE_BITS:
         raise ValueError(f"d must be in 1..{NODE_BITS} (N <= {MAX_NODES}), got {workload.d}")
     net = net or network.Network.vcube_ps()
@@ -994,7 +1003,7 @@ def simulate(workload: Workload, mode: str = "vcube_ps", *, net: network.Network
         raise ValueError("SRPT-S delivers on reception, which needs FIFO links: use a constant t_pp")
     seed = seed if seed is not None else np.random.SeedSequence(0)
     st = new_state(workload.d, workload.n_topics, MODES[mode], workload.capacity(), net, seed,
-                   workload.roots, lenient=checkcb == "lenient", prune=bool(cb_prune),
+                   workload.roots, checkcb=CHECKCB_RULES[checkcb], prune=bool(cb_prune),
                    ack_queued=ack_cost == "queued", react_p=int(workload.react_p))
     install_membership(st, np.asarray(workload.initial, bool))
     _run(st, np.asarray(workload.times, np.float64), np.asarray(workload.ops, np.int64),
