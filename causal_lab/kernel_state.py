@@ -15,6 +15,8 @@ from __future__ import annotations
 import numba
 from numba.experimental import structref
 
+from causal_lab.buffers import grown
+
 
 def _preprocess_fields(self, fields):
     return tuple((name, numba.types.unliteral(typ)) for name, typ in fields)
@@ -47,3 +49,21 @@ def define(name: str, fields: tuple[str, ...], module: str):
     })
     structref.define_proxy(proxy, typ, list(fields))
     return typ, proxy
+
+
+@numba.njit(cache=True)
+def log(st, top, kind, node, msg):
+    """Append (kind, node, message) to a kernel's event log, the input of ``causal_lab.oracle``.
+
+    ``st`` is any kernel state with the fields ``log_kind``, ``log_node``, ``log_msg`` (growable
+    arrays) and ``tops``, where ``tops[top]`` is the log's fill level.
+    """
+    k = st.tops[top]
+    if k >= len(st.log_msg):
+        st.log_kind = grown(st.log_kind, k + 1)
+        st.log_node = grown(st.log_node, k + 1)
+        st.log_msg = grown(st.log_msg, k + 1)
+    st.log_kind[k] = kind
+    st.log_node[k] = node
+    st.log_msg[k] = msg
+    st.tops[top] = k + 1

@@ -73,12 +73,15 @@ def missing_deliveries(run: vcube_ps.Run) -> int:
     subscribed at the end, those started after its subscription was known everywhere (its SUB's
     ACK wave completed), other than its own."""
     pubs = run.pubs
-    missing = 0
-    for t, x in zip(*np.nonzero(run.subscribed & np.isfinite(run.sub_done))):
-        mine = pubs[(run.msg_topic[pubs] == t) & (run.msg_src[pubs] != x)]
-        expected = int((run.started[mine] >= run.sub_done[t, x]).sum())
-        missing += expected - int(run.delivered_since[t, x])
-    return missing
+    topic, src, started = run.msg_topic[pubs], run.msg_src[pubs], run.started[pubs]
+    active = run.subscribed & np.isfinite(run.sub_done)
+    expected = 0
+    for t in range(run.subscribed.shape[0]):  # per topic: how many start after each threshold
+        times = np.sort(started[topic == t])
+        thresholds = run.sub_done[t, active[t]]
+        expected += int((len(times) - np.searchsorted(times, thresholds, side="left")).sum())
+    own = active[topic, src] & (started >= run.sub_done[topic, src])  # a node's own PUBs
+    return expected - int(own.sum()) - int(run.delivered_since[active].sum())
 
 
 def _checked(workload: vcube_ps.Workload, point, seed, static: bool) -> tuple[vcube_ps.Run, dict]:

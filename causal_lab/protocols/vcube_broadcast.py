@@ -175,7 +175,7 @@ def broadcast(st, q, m, i, now):
     st.changed[i, :] = False
     st.n_changed[i] = 0
     st.deliv_time[m, i] = now
-    _log(st, LOG_BROADCAST, i, m)
+    kernel_state.log(st, T_LOG, LOG_BROADCAST, i, m)
     one = st.scratch
     one[0] = m
     if st.trees == SINGLE_TREE and i != 0:
@@ -395,7 +395,7 @@ def _deliver_ready(st, i, p, now):
             st.n_changed[i] += 1
         deliv_time[x, i] = now
         _remove_pending(i, x * n + i, st.p_head, st.p_tail, st.p_next, st.p_prev, st.n_pending)
-        _log(st, LOG_DELIVER, i, x)
+        kernel_state.log(st, T_LOG, LOG_DELIVER, i, x)
         slot = i * n + s
         w = w_head[slot]
         w_head[slot] = -1
@@ -485,19 +485,6 @@ def _send(st, q, i, k, msgs, count, now, mtu_closed):
     tops[T_PKT] = p + 1
     tops[T_PKT_MSGS] = first + count
     events.schedule(q, arrival, ARRIVAL, p, k)
-
-
-@numba.njit(cache=True)
-def _log(st, kind, i, m):
-    k = st.tops[T_LOG]
-    if k >= len(st.log_msg):
-        st.log_kind = grown(st.log_kind, k + 1)
-        st.log_node = grown(st.log_node, k + 1)
-        st.log_msg = grown(st.log_msg, k + 1)
-    st.log_kind[k] = kind
-    st.log_node[k] = i
-    st.log_msg[k] = m
-    st.tops[T_LOG] = k + 1
 
 
 # ------------------------------------------------------------------------------------------

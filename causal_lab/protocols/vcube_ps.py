@@ -69,9 +69,8 @@ import dataclasses
 import numba
 import numpy as np
 
-from causal_lab import events, network, rng, topology
+from causal_lab import events, kernel_state, network, rng, topology
 from causal_lab.buffers import grown
-from causal_lab.kernel_state import define
 
 VCUBE_PS = 0
 SRPT = 1
@@ -131,7 +130,7 @@ FIELDS = (
     "chd", "ready",
 )
 POOL = 1024  # initial size of the growable pools
-StateType, State = define("State", FIELDS, __name__)
+StateType, State = kernel_state.define("State", FIELDS, __name__)
 
 
 def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *, checkcb=STRICT,
@@ -442,7 +441,7 @@ def _co_broadcast(st, q, i, t, typ, now):
         st.last_op[row] = m
     if st.mode == SRPT:
         if typ == PUB:  # the publisher delivers its own message at once
-            _log(st, LOG_BROADCAST, i, m)
+            kernel_state.log(st, T_LOG, LOG_BROADCAST, i, m)
         root = st.roots[t]
         if i == root:
             st.recv[m * st.n + i] = True
@@ -479,7 +478,7 @@ def _advance(st, q, i, t, now):
             if st.first_rec[base + i] == -1:
                 st.first_rec[base + i] = c  # A4:20-21
             st.heard[base + i] = True
-            _log(st, LOG_BROADCAST, i, m)  # A4:22: self-delivery
+            kernel_state.log(st, T_LOG, LOG_BROADCAST, i, m)  # A4:22: self-delivery
             st.last_delvs[base + i] = c  # A4:23
             _freeze_barrier(st, row, m)  # A4:24-25
             _wake(st, row, i, now)
@@ -575,7 +574,7 @@ def _on_message(st, q, m, i, j, slot_code, now):
         if typ != PUB:  # every node keeps the subscriber knowledge of the topic
             _update(st.views, st.cnt, st.off, base, src, seq + 1 if typ == SUB else -seq - 1)
         if typ == PUB and sub and i != src:
-            _log(st, LOG_DELIVER, i, m)
+            kernel_state.log(st, T_LOG, LOG_DELIVER, i, m)
             _count_delivery(st, row, i, m, 0.0)
         if slot_code == 0:  # the delegated copy reached the root
             _root_start(st, q, m, now)
@@ -801,7 +800,7 @@ def _deliver(st, q, e, now):
     base = row * st.n
     m_src, m_c = st.m_src, st.m_c
     s = m_src[m]
-    _log(st, LOG_DELIVER, i, m)
+    kernel_state.log(st, T_LOG, LOG_DELIVER, i, m)
     _count_delivery(st, row, i, m, now - st.pe_recv[e])
     _free_entry(st, e)
     last_delvs = st.last_delvs
@@ -837,19 +836,6 @@ def _count_delivery(st, row, i, m, delay):
         c[C_DELAY_GT50] += 1
     if delay > fc[F_DELAY_MAX]:
         fc[F_DELAY_MAX] = delay
-
-
-@numba.njit(cache=True)
-def _log(st, kind, i, m):
-    k = st.tops[T_LOG]
-    if k >= len(st.log_msg):
-        st.log_kind = grown(st.log_kind, k + 1)
-        st.log_node = grown(st.log_node, k + 1)
-        st.log_msg = grown(st.log_msg, k + 1)
-    st.log_kind[k] = kind
-    st.log_node[k] = i
-    st.log_msg[k] = m
-    st.tops[T_LOG] = k + 1
 
 
 # ------------------------------------------------------------------------------------------
