@@ -86,9 +86,15 @@ class Task:
     point_index: int
 
 
-def _task_key(name: str, point: Mapping[str, Any], rep: int, base_seed: int) -> str:
-    """64 bits of SHA-256: stable across runs and machines, and collisions are negligible."""
-    return hashlib.sha256(_canonical([name, point, rep, base_seed]).encode()).hexdigest()[:16]
+def _task_key(experiment: Experiment, point: Mapping[str, Any], rep: int, base_seed: int) -> str:
+    """64 bits of SHA-256: stable across runs and machines, and collisions are negligible.
+
+    An experiment's ``revision`` (when above 0) is part of the key, so result files written by
+    an older ``replicate`` are not mistaken for current ones."""
+    named = [experiment.name, point, rep, base_seed]
+    if experiment.revision:
+        named.append(experiment.revision)
+    return hashlib.sha256(_canonical(named).encode()).hexdigest()[:16]
 
 
 def plan(
@@ -106,7 +112,7 @@ def plan(
     if type(base_seed) is not int or base_seed < 0:
         raise ParameterError(f"base_seed must be a non-negative int, got {base_seed!r}")
     tasks = [
-        Task(_task_key(experiment.name, p, r, base_seed), p, r, i)
+        Task(_task_key(experiment, p, r, base_seed), p, r, i)
         for i, p in enumerate(points)
         for r in range(n)
     ]

@@ -31,6 +31,8 @@ def test_list_shows_experiments_parameters_and_defaults(capsys):
     (["vcube_broadcast", "--set", "bogus=1"], "has no parameter 'bogus'"),
     (["vcube_broadcast", "--set", "n_nodes"], "--set expects key=value"),
     (["vcube_broadcast", "--reps", "0"], "reps must be a positive int"),
+    (["ps_churn", "--set", "t_med=1", "--set", "churn_pct=4"], "give a t_med label or a churn rate, not both"),
+    (["ps_churn", "--set", "n_subscribers=4096"], "n_subscribers must be < n_nodes"),
 ])
 def test_bad_parameters_exit_2_before_any_work(tmp_path, capsys, args, message):
     out = tmp_path / "results"

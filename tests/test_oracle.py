@@ -265,3 +265,52 @@ def test_check_by_topic_needs_a_topic_for_every_message():
     kind, node, msg = zip(*causal_log())
     with pytest.raises(ValueError):
         oracle.check_by_topic(3, kind, node, msg, [0])
+
+
+def brute_immediate(n, kind, node, msg, msg_topic):
+    """Thesis §5.4.1 word for word: q delivers m after m', where m' was broadcast (same topic) by
+    a process that had delivered or broadcast m before."""
+    hist = [[] for _ in range(n)]  # what each process delivered or broadcast, in order
+    before = {}
+    late = 0
+    for k, p, m in zip(kind, node, msg):
+        if k == B:
+            before[m] = {x for x in hist[p] if msg_topic[x] == msg_topic[m]}
+        elif m in hist[p]:
+            continue  # a duplicate, not a late delivery
+        else:
+            late += any(m in before[x] for x in hist[p])
+        hist[p].append(m)
+    return late
+
+
+@pytest.mark.parametrize("seed", range(64))
+def test_late_immediate_matches_the_thesis_wording(seed):
+    n, log, _ = seeded_log(seed)
+    kind, node, msg = zip(*log)
+    topics = np.random.default_rng(seed).integers(0, 2, max(msg) + 1)
+    for msg_topic in (np.zeros(max(msg) + 1, int), topics):
+        assert oracle.late_immediate(n, kind, node, msg, msg_topic) == brute_immediate(n, kind, node, msg, msg_topic)
+
+
+def test_late_immediate_ignores_chains_that_late_counts():
+    """m0 -> m1 -> m2 and p3 gets m2 then m0: late through m1 (the oracle's transitive rule) but no
+    immediate pair, since p2 never delivered m0; with p2 delivering m0 first it becomes one."""
+    chain = [(B, 0, 0), (D, 1, 0), (B, 1, 1), (D, 2, 1), (B, 2, 2), (D, 3, 2), (D, 3, 0)]
+    kind, node, msg = zip(*chain)
+    assert oracle.check(4, kind, node, msg).late == 1
+    assert oracle.late_immediate(4, kind, node, msg, [0, 0, 0]) == 0
+    direct = chain[:3] + [(D, 2, 0)] + chain[3:]
+    kind, node, msg = zip(*direct)
+    assert oracle.late_immediate(4, kind, node, msg, [0, 0, 0]) == 1
+    assert oracle.late_immediate(4, kind, node, msg, [0, 0, 1]) == 0  # m2 in another topic
+
+
+def test_random_logs_cover_immediate_and_chain_only_lateness():
+    """The 64 seeds above include immediate pairs and late deliveries through a chain only."""
+    found = []
+    for seed in range(64):
+        n, log, _ = seeded_log(seed)
+        kind, node, msg = zip(*log)
+        found.append((brute_force(n, kind, node, msg)[3], brute_immediate(n, kind, node, msg, [0] * (max(msg) + 1))))
+    assert any(i > 0 for _, i in found) and any(late > i for late, i in found)

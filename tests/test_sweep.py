@@ -6,6 +6,8 @@ import subprocess
 import sys
 import time
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -44,6 +46,15 @@ def test_variant_params_share_the_seed():
     assert state(task_seed(7, TOY, plain, 2)) == state(task_seed(7, TOY, shifted, 2))
     assert state(task_seed(7, TOY, plain, 2)) != state(task_seed(7, TOY, plain, 3))
     assert state(task_seed(7, TOY, plain, 2)) != state(task_seed(8, TOY, plain, 2))
+
+
+def test_revision_renames_result_files_but_keeps_the_seeds():
+    """Rows cached by an older ``replicate`` are not reused, and the rerun draws the same numbers."""
+    revised = dataclasses.replace(TOY, revision=1)
+    old, new = plan(TOY, "smoke"), plan(revised, "smoke")
+    assert not {t.key for t in old} & {t.key for t in new}
+    assert [state(task_seed(1, TOY, t.point, t.rep)) for t in old] == \
+        [state(task_seed(1, revised, t.point, t.rep)) for t in new]
 
 
 @pytest.mark.parametrize(

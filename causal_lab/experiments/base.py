@@ -112,6 +112,9 @@ class Experiment:
     # the replication seed, so variants of one scenario see the same random numbers (common
     # random numbers: the same broadcast schedule with and without aggregation, say).
     variant_params: tuple[str, ...] = ()
+    # Bumped when ``replicate`` changes what it returns (a new metric, a fixed bug): the
+    # revision is part of every task key, so cached rows of the older code are not reused.
+    revision: int = 0
 
     def param(self, name: str) -> Param:
         for p in self.params:
