@@ -271,8 +271,31 @@ def replicate_churn(point, seed) -> dict:
         "swaps_per_minute": swaps / point["minutes"],
         "target_swaps_per_minute": rate,
         "subscribers_end": int(run.subscribed.sum()),
+        # receptions that were never delivered because the node unsubscribed while they waited
+        "dropped": m["subscriber_receptions"] - m["deliveries"] - m["blocked_end"],
+        **_stable_shares(w, run),
     })
     return m
+
+
+def _stable_shares(w: vcube_ps.Workload, run: vcube_ps.Run) -> dict:
+    """The liveness a subscriber that never churns gets (spec §2.10: it delivers every later
+    publication): over the nodes subscribed from t = 0 to the end of a churn run with no
+    operation of their own but publications, the share of the other nodes' publications they
+    received and the share they delivered (%; NaN when churn left no such node)."""
+    churned = np.zeros(w.n, bool)
+    churned[w.nodes[w.ops != vcube_ps.OP_PUBLISH]] = True
+    stable = w.initial[0] & ~churned
+    pubs = run.pubs
+    own = int(stable[run.msg_src[pubs]].sum())  # a source counts as reached by its own PUB
+    owed = int(stable.sum()) * len(pubs) - own
+    if owed == 0:
+        return {"stable_nodes": int(stable.sum()), "stable_received_pct": np.nan,
+                "stable_delivered_pct": np.nan}
+    received = int(run.received[np.ix_(pubs, np.flatnonzero(stable))].sum()) - own
+    delivered = int(np.count_nonzero((run.log_kind == vcube_ps.LOG_DELIVER) & stable[run.log_node]))
+    return {"stable_nodes": int(stable.sum()), "stable_received_pct": 100.0 * received / owed,
+            "stable_delivered_pct": 100.0 * delivered / owed}
 
 
 # ------------------------------------------------------------------------------------------
@@ -413,7 +436,7 @@ CHURN = register(Experiment(
     # churn labels are variants too: the static baseline and the churn runs of one replication
     # start from the same subscribers and publication stream (paired comparisons, E7-3/E7-4)
     variant_params=("system", "ack_cost", "t_med", "churn_pct", "checkcb"),
-    revision=1,  # 1: oracle_late_immediate
+    revision=2,  # 1: oracle_late_immediate; 2: dropped and the stable subscribers' shares
 ))
 
 BROKERS = register(Experiment(
