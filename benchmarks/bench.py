@@ -23,8 +23,16 @@ import time
 
 import numpy as np
 
-from causal_lab import events, oracle, paths, pubsub_workload
-from causal_lab.protocols import vcube_broadcast, vcube_ps
+from causal_lab import oracle, paths
+from causal_lab.engine import events
+from causal_lab.families.vcube_broadcast import kernel as vcube_broadcast
+from causal_lab.families.vcube_ps import kernel as vcube_ps
+from causal_lab.families.vcube_ps import workload as pubsub_workload
+
+
+def _broadcast(d, seed, aggregate=False):
+    return vcube_broadcast.simulate(vcube_broadcast.Schedule.one_shot(d, seed=seed), seed=seed,
+                                    aggregate=aggregate)
 
 
 def bench_ring(repeats: int) -> dict:
@@ -40,12 +48,12 @@ def bench_ring(repeats: int) -> dict:
 
 
 def bench_broadcast(d: int, repeats: int, target_s: float, aggregate: bool) -> dict:
-    vcube_broadcast.simulate(3, seed=np.random.SeedSequence(0))  # compile outside the timing
+    _broadcast(3, np.random.SeedSequence(0))  # compile outside the timing
     oracle.check(2, [0, 0], [0, 1], [0, 1])
     walls, sims, checks, packets, n_events = [], [], [], 0, 0
     for rep in range(repeats):
         started = time.perf_counter()
-        run = vcube_broadcast.simulate(d, aggregate=aggregate, seed=np.random.SeedSequence([2018, rep]))
+        run = _broadcast(d, np.random.SeedSequence([2018, rep]), aggregate)
         simulated = time.perf_counter()
         oracle.check(run.n_nodes, run.log_kind, run.log_node, run.log_msg).assert_ok()
         done = time.perf_counter()
@@ -66,7 +74,7 @@ def _pubsub_run(workload, seed) -> tuple[float, float, int, int]:
     """CPU seconds of one VCube-PS run and of its oracle check, the events processed and the
     deliveries the oracle found after a causal successor (reported: churn runs can have some)."""
     started = time.process_time()
-    run = vcube_ps.simulate(workload, "vcube_ps", seed=seed)
+    run = vcube_ps.simulate(workload, seed=seed, mode="vcube_ps")
     simulated = time.process_time()
     report = oracle.check_by_topic(run.n_nodes, run.log_kind, run.log_node, run.log_msg,
                                    run.msg_topic)

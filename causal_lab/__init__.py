@@ -1,16 +1,18 @@
 """causal_lab: reproducibility package for research on causal broadcast.
 
-Modules, from the bottom up:
+Packages and modules, from the bottom up:
 
-* ``topology``   VCube clusters and the spanning trees built on them.
-* ``rng``        reproducible random streams (SeedSequence keys, counter-based draws).
-* ``events``     the discrete-event queue shared by every protocol.
-* ``network``    the packet-switched delay model (sending queues, t_pc, t_t, t_pp, MTU).
-* ``oracle``     the independent causality checker every run passes through.
-* ``protocols``  one module per protocol family.
-* ``experiments`` named, parameterised experiments (one per paper artifact group).
-* ``sweep``      fan-out of (parameter point x replication) over Spark, Parquet results.
-* ``verdicts``   paper-versus-ours comparison rows.
+* ``params``, ``experiment``  named checked parameters; what an experiment is.
+* ``engine``      the shared simulation engine: event queue, delay model, kernel state, random
+                  streams, generic workloads, and the kernel contract (``engine.run``).
+* ``topology``    overlays (``topology.vcube``: VCube clusters and spanning trees).
+* ``oracle``      the independent causality checker every run passes through.
+* ``families``    one folder per protocol family (kernel, workloads, experiments, soak, artifacts).
+* ``catalog``     finds every family's experiments and soak protocols.
+* ``sweep``       fan-out of (parameter point x replication) over Spark, Parquet results keyed by
+                  the code they come from.
+* ``claims``      published claims in, verdict rows out.
+* ``soak``, ``figures``, ``cli``  the ``causal-lab soak`` / ``make figures`` / ``causal-lab`` tools.
 """
 
 __version__ = "0.1.0"

@@ -47,6 +47,14 @@ without O(N) work per delivery (probabilistic_clocks §4.3):
   ``know[q, a]`` plus one entry per pending message.  A late delivery leaves K[q] unchanged,
   since m's whole past is already in it;
 * a message's vector clock is kept only while a later log entry refers to it or it is pending.
+
+Per-delivery ground truth (``per_delivery=True``): the report then also holds, for every log
+entry, whether that delivery was an ordering error and whether it was late
+(``Report.delivery_error``, ``Report.delivery_late``, boolean arrays aligned with the log).  A
+protocol that guesses causality (probabilistic clocks, error detectors) is scored against these
+flags, never against its own opinion of what it did.
+
+The log kinds ``BROADCAST`` and ``DELIVER`` are defined here, and every kernel logs with them.
 """
 
 from __future__ import annotations
@@ -58,6 +66,8 @@ import numpy as np
 
 BROADCAST = 0
 DELIVER = 1
+FLAG_ERROR = 1  # per-delivery flags of _scan
+FLAG_LATE = 2
 PENDING_LIMIT = 16  # vector clocks held per process before they are merged into know[q]
 EXAMPLES = 5
 
@@ -77,6 +87,9 @@ class Report:
     undelivered_example: tuple  # up to 5 (message, process) pairs
     error_example: tuple  # up to 5 (message, process) pairs
     late_example: tuple  # up to 5 (message, process) pairs
+    # with per_delivery=True: bool per log entry, aligned with the log (None otherwise)
+    delivery_error: np.ndarray | None = dataclasses.field(default=None, repr=False)
+    delivery_late: np.ndarray | None = dataclasses.field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -98,22 +111,25 @@ class Report:
             raise AssertionError(f"causality oracle: {self}")
 
 
-def check(n_procs: int, log_kind, log_node, log_msg, entitled=None) -> Report:
+def check(n_procs: int, log_kind, log_node, log_msg, entitled=None,
+          per_delivery: bool = False) -> Report:
     """Check an event log.
 
     ``log_kind[k]`` is BROADCAST or DELIVER, ``log_node[k]`` the process and ``log_msg[k]`` the
     message id (any non-negative integers, each broadcast exactly once).  A broadcast counts as
     the source's own delivery.  ``entitled`` optionally gives, per message id, a boolean mask of
-    the processes that must deliver it (default: all).
+    the processes that must deliver it (default: all).  ``per_delivery`` adds the flags of every
+    log entry to the report.
     """
     kind, node, msg = _log_arrays(n_procs, log_kind, log_node, log_msg)
     n_msgs = int(msg.max()) + 1 if len(msg) else 0
     ent = _entitled(entitled, n_msgs, n_procs)
     part = _check_part(kind, node, msg, n_msgs, np.arange(n_msgs), None, n_procs, ent)
-    return _report(n_procs, n_msgs, [part])
+    return _report(n_procs, n_msgs, [part], part["flags"] if per_delivery else None)
 
 
-def check_by_topic(n_procs: int, log_kind, log_node, log_msg, msg_topic, entitled=None) -> Report:
+def check_by_topic(n_procs: int, log_kind, log_node, log_msg, msg_topic, entitled=None,
+                   per_delivery: bool = False) -> Report:
     """Check an event log in which causal order is required only within each topic.
 
     ``msg_topic[m]`` is the topic (any non-negative integer) of message id m; every logged id
@@ -121,15 +137,17 @@ def check_by_topic(n_procs: int, log_kind, log_node, log_msg, msg_topic, entitle
     with its messages and processes renumbered, and the counts are summed; examples use the
     global ids.  ``entitled`` is an optional (messages, processes) mask in global ids; without
     it every process owes every message, non-subscribers included, so ``missing`` then counts
-    those too.
+    those too.  ``per_delivery`` adds the flags of every log entry, in the log's own order.
     """
     kind, node, msg = _log_arrays(n_procs, log_kind, log_node, log_msg)
     n_msgs = len(msg_topic)
     ent = _entitled(entitled, n_msgs, n_procs)
-    parts = [_check_part(t_kind, t_node, t_msg, len(ids), ids, procs, n_procs,
-                         None if ent is None else ent[ids])
-             for ids, procs, t_kind, t_node, t_msg in _topics(n_procs, kind, node, msg, msg_topic)]
-    return _report(n_procs, n_msgs, parts)
+    parts, flags = [], np.zeros(len(kind), np.int8)
+    for ids, procs, t_kind, t_node, t_msg, where in _topics(n_procs, kind, node, msg, msg_topic):
+        parts.append(_check_part(t_kind, t_node, t_msg, len(ids), ids, procs, n_procs,
+                                 None if ent is None else ent[ids]))
+        flags[where] = parts[-1]["flags"]
+    return _report(n_procs, n_msgs, parts, flags if per_delivery else None)
 
 
 def late_immediate(n_procs: int, log_kind, log_node, log_msg, msg_topic) -> int:
@@ -145,12 +163,13 @@ def late_immediate(n_procs: int, log_kind, log_node, log_msg, msg_topic) -> int:
     kind, node, msg = _log_arrays(n_procs, log_kind, log_node, log_msg)
     return sum(int(_late_immediate(len(procs) if procs is not None else n_procs, len(ids),
                                    t_kind, t_node, t_msg))
-               for ids, procs, t_kind, t_node, t_msg in _topics(n_procs, kind, node, msg, msg_topic))
+               for ids, procs, t_kind, t_node, t_msg, _ in _topics(n_procs, kind, node, msg, msg_topic))
 
 
 def _topics(n_procs, kind, node, msg, msg_topic):
-    """Per topic: (global message ids, global process ids or None for all, and the topic's log
-    with its messages numbered 0..len(ids)-1 and its processes 0..len(procs)-1)."""
+    """Per topic: (global message ids, global process ids or None for all, the topic's log
+    with its messages numbered 0..len(ids)-1 and its processes 0..len(procs)-1, and the
+    positions of its entries in the whole log)."""
     topic = np.asarray(msg_topic, np.int64)
     n_msgs = len(topic)
     if len(msg) and msg.max() >= n_msgs:
@@ -162,7 +181,7 @@ def _topics(n_procs, kind, node, msg, msg_topic):
     first = np.searchsorted(topic_idx[by_topic], np.arange(topic_idx.max(initial=-1) + 2))
     local = np.empty(n_msgs, np.int64)
     local[by_topic] = np.arange(n_msgs) - first[topic_idx[by_topic]]
-    start, t_kind, t_node, t_msg = _split(kind, node, msg, topic_idx, local, len(first) - 1)
+    start, t_kind, t_node, t_msg, t_where = _split(kind, node, msg, topic_idx, local, len(first) - 1)
     for t in range(len(first) - 1):
         ids = by_topic[first[t]:first[t + 1]]
         lo, hi = start[t], start[t + 1]
@@ -174,7 +193,7 @@ def _topics(n_procs, kind, node, msg, msg_topic):
             renumber = np.full(n_procs, -1, np.int32)
             renumber[procs] = np.arange(len(procs), dtype=np.int32)
             node_t = renumber[node_t]
-        yield ids, procs, t_kind[lo:hi], node_t, t_msg[lo:hi]
+        yield ids, procs, t_kind[lo:hi], node_t, t_msg[lo:hi], t_where[lo:hi]
 
 
 def _log_arrays(n_procs, log_kind, log_node, log_msg):
@@ -209,7 +228,7 @@ def _check_part(kind, node, msg, n_msgs, ids, procs, n_procs, ent):
     """
     n = n_procs if procs is None else len(procs)
     last_use, live = _lifetimes(kind, msg, n_msgs)
-    errors, err_msg, dup, late, dcount, seen, err_ex, late_ex = _scan(
+    errors, err_msg, dup, late, dcount, seen, err_ex, late_ex, flags = _scan(
         n, n_msgs, kind, node, msg, last_use, live, PENDING_LIMIT)
     procs = np.arange(n_procs) if procs is None else procs
 
@@ -238,16 +257,19 @@ def _check_part(kind, node, msg, n_msgs, ids, procs, n_procs, ent):
         "undelivered_example": undelivered,
         "error_example": [(ids[m], procs[q]) for m, q in err_ex],
         "late_example": [(ids[m], procs[q]) for m, q in late_ex],
+        "flags": flags,
     }
 
 
-def _report(n_procs, n_msgs, parts) -> Report:
+def _report(n_procs, n_msgs, parts, flags=None) -> Report:
     counts = ("deliveries", "errors", "messages_with_error", "duplicates", "missing", "late")
     examples = ("undelivered_example", "error_example", "late_example")
     return Report(processes=n_procs, messages=n_msgs,
                   **{k: sum(p[k] for p in parts) for k in counts},
                   **{k: tuple((int(m), int(q)) for p in parts for m, q in p[k])[:EXAMPLES]
-                     for k in examples})
+                     for k in examples},
+                  delivery_error=None if flags is None else (flags & FLAG_ERROR) != 0,
+                  delivery_late=None if flags is None else (flags & FLAG_LATE) != 0)
 
 
 @numba.njit(cache=True)
@@ -279,6 +301,7 @@ def _split(kind, node, msg, topic_idx, local, n_topics):
     t_kind = np.empty(len(msg), np.int8)
     t_node = np.empty(len(msg), np.int32)
     t_msg = np.empty(len(msg), np.int32)
+    t_where = np.empty(len(msg), np.int64)
     for k in range(len(msg)):
         m = msg[k]
         t = topic_idx[m]
@@ -287,7 +310,8 @@ def _split(kind, node, msg, topic_idx, local, n_topics):
         t_kind[i] = kind[k]
         t_node[i] = node[k]
         t_msg[i] = local[m]
-    return start, t_kind, t_node, t_msg
+        t_where[i] = k
+    return start, t_kind, t_node, t_msg, t_where
 
 
 @numba.njit(cache=True)
@@ -366,6 +390,7 @@ def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows, pending_limit):
     err_msg = np.zeros(n_msgs, np.bool_)
     err_ex = np.zeros((EXAMPLES, 2), np.int64)
     late_ex = np.zeros((EXAMPLES, 2), np.int64)
+    flags = np.zeros(len(kind), np.int8)
     errors = 0
     late = 0
     dup = 0
@@ -429,11 +454,13 @@ def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows, pending_limit):
                         err_ex[errors, 1] = q
                     errors += 1
                     err_msg[m] = True
+                    flags[k] |= FLAG_ERROR
                 if is_late:
                     if late < EXAMPLES:
                         late_ex[late, 0] = m
                         late_ex[late, 1] = q
                     late += 1
+                    flags[k] |= FLAG_LATE
                 elif gap:
                     # m becomes pending at q; pending messages in m's past are covered by m
                     j = 0
@@ -468,4 +495,4 @@ def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows, pending_limit):
             free_rows.append(row[m])
             row[m] = -1
     return (errors, err_msg, dup, late, dcount, seen,
-            err_ex[:min(errors, EXAMPLES)], late_ex[:min(late, EXAMPLES)])
+            err_ex[:min(errors, EXAMPLES)], late_ex[:min(late, EXAMPLES)], flags)

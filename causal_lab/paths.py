@@ -18,18 +18,19 @@ def repo_root() -> Path:
     return Path.cwd()
 
 
-def _scale_root(scale: str) -> Path:
+def scale_root(scale: str) -> Path:
+    """Where a scale's outputs go: the checkout, or the ignored build/smoke/ for smoke runs."""
     return repo_root() / "build" / "smoke" if scale == "smoke" else repo_root()
 
 
 def figures_dir(scale: str) -> Path:
-    path = _scale_root(scale) / "figures"
+    path = scale_root(scale) / "figures"
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def verdicts_dir(scale: str) -> Path:
-    path = _scale_root(scale) / "data" / "verdicts"
+    path = scale_root(scale) / "data" / "verdicts"
     path.mkdir(parents=True, exist_ok=True)
     return path
 

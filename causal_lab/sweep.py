@@ -9,17 +9,25 @@ an hour (younger ones may belong to a concurrent sweep, e.g. two notebooks shari
 Use a filesystem that the driver and every executor see at the same path.
 
 Why seeds come from the task and not from its position: ``task_seed`` derives a replication's
-``SeedSequence`` from the base seed, the experiment name, the parameter point and the
+``SeedSequence`` from the base seed, the experiment name, the point's scenario and the
 replication index only, so results are bit-identical whatever the number of tasks, partitions
-or executors, and whichever replications were resumed.  Parameters listed in
-``Experiment.variant_params`` are left out, so protocol variants see the same random numbers.
+or executors, and whichever replications were resumed.  The scenario
+(``Experiment.scenario``) leaves out the parameters listed in ``Experiment.variant_params``, so
+protocol variants see the same random numbers, and those at their default values, so a new
+parameter does not reseed existing experiments.
 
-Workers look the experiment up by name (``causal_lab.experiments.get``) instead of unpickling
-the ``Experiment`` object.  Experiments registered outside ``causal_lab.experiments`` (the
-tests' toy, a user's own) are found through ``CAUSAL_LAB_EXTRA_EXPERIMENTS``, a
-comma-separated list of module names: the driver reads it when the sweep starts and every
-task imports those modules before the lookup.  The modules must be importable by the workers,
-e.g. through ``PYTHONPATH``, which ``causal_lab.spark`` forwards to executors.
+Why the cache cannot lie: a result file is named by its task key, which hashes the experiment,
+the point, the replication, the base seed *and the code the replication runs*
+(``code_fingerprint``: every ``causal_lab`` module the experiment's module imports, directly or
+not).  Any edit to a kernel, a workload or a metric gives new keys, so rows
+computed by older code are never mistaken for current ones; they stay on disk, unused.
+
+Workers look the experiment up by name (``causal_lab.catalog.get``) instead of unpickling
+the ``Experiment`` object.  Experiments defined outside the families (the tests' toy, a user's
+own) are found through ``CAUSAL_LAB_EXTRA_EXPERIMENTS`` (see ``causal_lab.catalog``): the driver
+reads it when the sweep starts and every task sets it before the lookup.  The modules must be
+importable by the workers, e.g. through ``PYTHONPATH``, which ``causal_lab.spark`` forwards to
+executors.
 
 Each row holds the point's parameters, ``rep``, ``base_seed``, ``seed_entropy`` (the JSON list
 that rebuilds the replication's ``SeedSequence``), ``task_key`` and every metric returned by
@@ -31,9 +39,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import importlib
 import json
 import os
+import sys
 import threading
 import time
 import uuid
@@ -49,13 +57,13 @@ from pyspark.sql.types import BooleanType, NumericType
 from scipy import stats
 from tqdm import tqdm
 
-from causal_lab import paths
-from causal_lab.experiments.base import Experiment, ParameterError, get
+from causal_lab import catalog, codegraph, paths
+from causal_lab.experiment import Experiment
+from causal_lab.params import ParameterError
 from causal_lab.spark import spark_session
 
 BASE_SEED = 20181113
 STRAY_AGE_S = 3600.0
-EXTRA_EXPERIMENTS_ENV = "CAUSAL_LAB_EXTRA_EXPERIMENTS"
 BOOKKEEPING = ("rep", "base_seed", "seed_entropy", "task_key")
 
 
@@ -72,8 +80,21 @@ def task_seed(
     base_seed: int, experiment: Experiment, point: Mapping[str, Any], rep: int
 ) -> np.random.SeedSequence:
     """The seed of replication ``rep`` of ``point``, independent of where and when it runs."""
-    scenario = {k: v for k, v in point.items() if k not in experiment.variant_params}
+    scenario = experiment.scenario(point)
     return np.random.SeedSequence([base_seed, _h(experiment.name), _h(_canonical(scenario)), rep])
+
+
+@functools.lru_cache(maxsize=None)
+def _fingerprint_of(module_file: str) -> str:
+    return codegraph.fingerprint(codegraph.imported_files(Path(module_file)))
+
+
+def code_fingerprint(experiment: Experiment) -> str:
+    """A hash of the source code a replication of ``experiment`` runs: the module that defines
+    its ``replicate`` and every ``causal_lab`` module that module imports, directly or through
+    others (kernel, workload, engine, topology, oracle...).  Code that only reads results (a
+    family's ``artifacts``, the claims, the notebooks) is not part of it."""
+    return _fingerprint_of(sys.modules[experiment.replicate.__module__].__file__)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,13 +108,9 @@ class Task:
 
 
 def _task_key(experiment: Experiment, point: Mapping[str, Any], rep: int, base_seed: int) -> str:
-    """64 bits of SHA-256: stable across runs and machines, and collisions are negligible.
-
-    An experiment's ``revision`` (when above 0) is part of the key, so result files written by
-    an older ``replicate`` are not mistaken for current ones."""
-    named = [experiment.name, point, rep, base_seed]
-    if experiment.revision:
-        named.append(experiment.revision)
+    """64 bits of SHA-256 of the experiment, point, replication, base seed and code fingerprint:
+    stable across runs and machines for the same code, new for any change of the code."""
+    named = [experiment.name, point, rep, base_seed, code_fingerprint(experiment)]
     return hashlib.sha256(_canonical(named).encode()).hexdigest()[:16]
 
 
@@ -130,12 +147,11 @@ def _part_name(key: str) -> str:
 
 
 def _run_task(
-    task: Task, *, experiment: str, base_seed: int, out: str, extra_modules: list[str]
+    task: Task, *, experiment: str, base_seed: int, out: str, extra_modules: str
 ) -> None:
     """Run one replication on a Spark worker and write its row."""
-    for module in extra_modules:
-        importlib.import_module(module)
-    exp = get(experiment)
+    os.environ[catalog.EXTRA_EXPERIMENTS_ENV] = extra_modules
+    exp = catalog.get(experiment)
     seed = task_seed(base_seed, exp, task.point, task.rep)
     metrics = exp.replicate(dict(task.point), seed)
     row = {**task.point, "rep": task.rep, "base_seed": base_seed,
@@ -185,7 +201,7 @@ def run_sweep(
     Spark one per partition so each is scheduled (and retried) on its own; ``partitions``
     groups them into fewer Spark tasks, which changes scheduling only, never results.
     Spark is not started when every task is already done.  Rows come in plan order.
-    ``experiment`` must be registered: workers look it up by its name.
+    ``experiment`` must be in the catalog: workers look it up by its name.
     """
     tasks = plan(experiment, scale, overrides, reps, base_seed)
     out = Path(out) if out is not None else default_out(experiment)
@@ -202,8 +218,7 @@ def run_sweep(
             experiment=experiment.name,
             base_seed=base_seed,
             out=str(out.resolve()),
-            extra_modules=[m.strip() for m in os.environ.get(EXTRA_EXPERIMENTS_ENV, "").split(",")
-                           if m.strip()],
+            extra_modules=os.environ.get(catalog.EXTRA_EXPERIMENTS_ENV, ""),
         )
         sc = spark_session().sparkContext
         with tqdm(total=len(tasks), initial=len(tasks) - len(pending), desc=experiment.name,

@@ -6,7 +6,7 @@ import numba
 import numpy as np
 import pytest
 
-from causal_lab import events, network, rng
+from causal_lab.engine import events, network, rng
 
 
 @numba.njit
@@ -43,7 +43,7 @@ def test_fifo_sending_queue_departure_rule():
 
 
 def test_vcube_ps_configuration_is_the_same_model():
-    net = network.Network.vcube_ps(t_send=1.0, t_pp=100.0)
+    net = network.Network(t_pc=0.0, t_t=1.0, tpp="constant", tpp_mean=100.0)
     p, s = net.params(np.random.SeedSequence(0)), network.new_state(1)
     assert [network.send(p, s, 0, 0.0)[0] for _ in range(3)] == [101.0, 102.0, 103.0]
 
@@ -89,3 +89,15 @@ def test_named_streams_are_independent_of_creation_order():
     rng.generator(seed, "other").random(3)
     assert np.array_equal(a, rng.generator(seed, "schedule").random(3))
     assert not np.array_equal(a, rng.generator(seed, "other").random(3))
+
+
+def test_every_family_names_the_network_the_same_way():
+    """One set of network parameters, whatever the family's defaults."""
+    from causal_lab import catalog
+
+    for family in catalog.families():
+        for experiment in catalog.family_module(family, "experiments").EXPERIMENTS:
+            names = {p.name for p in experiment.params}
+            assert set(network.PARAMETER_NAMES) <= names, experiment.name
+            point = {p.name: p.default for p in experiment.params}
+            assert isinstance(network.from_point(point), network.Network)

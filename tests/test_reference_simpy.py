@@ -1,7 +1,7 @@
 """The fast kernel against the SimPy reference model: identical times, to the last bit.
 
-``causal_lab.protocols.vcube_broadcast`` (numba, departures computed at enqueue time, indexed
-delivery) and ``causal_lab.reference_simpy`` (one SimPy process per packet, a real FIFO
+The kernel ``causal_lab.families.vcube_broadcast.kernel`` (numba, departures computed at enqueue
+time, indexed delivery) and ``...vcube_broadcast.reference_simpy`` (one SimPy process per packet, a real FIFO
 resource per node, repeated delivery scans) implement the same model (spec
 vcube_causal_aggregation.md §2.2-2.3 NO_AGG, §3.2).  Both draw the k-th propagation delay of
 sender i from the same counter-based stream, so every reception and delivery time must be
@@ -19,14 +19,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from causal_lab import network, reference_simpy
-from causal_lab.protocols import vcube_broadcast
+from causal_lab.engine import network
+from causal_lab.families.vcube_broadcast import reference_simpy
+from causal_lab.families.vcube_broadcast import kernel as vcube_broadcast
+
+
+def _schedule(d, window=500.0, sources="permutation", seed=None):
+    return vcube_broadcast.Schedule.one_shot(d, window, sources, seed)
+
+
+def _run(module, d, window=500.0, sources="permutation", seed=None, **kwargs):
+    """One run of ``module`` (the kernel or the reference) on the schedule drawn from ``seed``."""
+    return module.simulate(_schedule(d, window, sources, seed), seed=seed, **kwargs)
 
 
 def _both(d, **kwargs):
-    fast = vcube_broadcast.simulate(d, **kwargs)
-    ref = reference_simpy.simulate(d, **kwargs)
-    return fast, ref
+    return _run(vcube_broadcast, d, **kwargs), _run(reference_simpy, d, **kwargs)
 
 
 def _assert_identical(fast, ref):
@@ -62,7 +70,7 @@ def test_reference_matches_fast_kernel(d, seed, tpp):
 @pytest.mark.parametrize(
     "kwargs",
     [
-        {"net": network.Network.vcube_ps()},  # t_pc = 0, constant t_pp
+        {"net": network.Network(t_pc=0.0, tpp="constant")},  # t_pc = 0, constant t_pp
         {"net": network.Network(tpp_sigma=80.0, tpp_negative="clip")},  # many clipped delays
         {"sources": "with_replacement"},  # several broadcasts per node, Birman compression
         {"window": 20.0},  # congested queues
@@ -97,22 +105,22 @@ def test_tie_order_is_what_matters_under_constant_delays():
     instant that were decided in one order and left their queues in the other.
     """
     kwargs = dict(window=20.0, net=network.Network(tpp="constant"), seed=np.random.SeedSequence(2))
-    fast = vcube_broadcast.simulate(5, **kwargs)
-    _assert_identical(fast, reference_simpy.simulate(5, **kwargs))
-    by_departure = reference_simpy.simulate(5, tie_order="departure", **kwargs)
+    fast = _run(vcube_broadcast, 5, **kwargs)
+    _assert_identical(fast, _run(reference_simpy, 5, **kwargs))
+    by_departure = _run(reference_simpy, 5, tie_order="departure", **kwargs)
     _assert_complete(by_departure)
     assert not np.array_equal(by_departure.recv_time, fast.recv_time, equal_nan=True)
     # with a continuous t_pp exact ties do not happen and the two rules agree
     normal = dict(kwargs, net=network.Network())
     assert np.array_equal(
-        reference_simpy.simulate(5, tie_order="departure", **normal).recv_time,
-        vcube_broadcast.simulate(5, **normal).recv_time,
+        _run(reference_simpy, 5, tie_order="departure", **normal).recv_time,
+        _run(vcube_broadcast, 5, **normal).recv_time,
         equal_nan=True,
     )
 
 
 def test_rejects_bad_arguments():
     with pytest.raises(ValueError):
-        reference_simpy.simulate(0)
+        reference_simpy.simulate(vcube_broadcast.Schedule(0, np.zeros(1), np.zeros(1, np.int64)))
     with pytest.raises(ValueError):
-        reference_simpy.simulate(2, tie_order="random")
+        _run(reference_simpy, 2, tie_order="random")

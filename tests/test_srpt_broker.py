@@ -3,9 +3,27 @@
 import numpy as np
 import pytest
 
-from causal_lab import network, rng, topology
-from causal_lab.protocols import srpt_broker as sb
+from causal_lab.engine import network, rng
+from causal_lab.engine.run import ProtocolViolation
+from causal_lab.topology import vcube as topology
+from causal_lab.families.vcube_ps import kernel as vp
+from causal_lab.families.vcube_ps import srpt_broker as sb
+from causal_lab.families.vcube_ps import workload as pubsub_workload
 
+
+
+def by_hand(n_nodes, brokers, root, times, sources, **kw):
+    """A run of a schedule placed by hand."""
+    return sb.simulate(sb.Workload(n_nodes, brokers, root, times, sources), **kw)
+
+
+def drawn(n_nodes=4096, brokers=256, publishers=128, messages=128, mean_interval=500.0, net=None,
+          seed=None):
+    """An E8 run with the workload drawn from the seed's streams, as the experiment does."""
+    seed = seed if seed is not None else np.random.SeedSequence(0)
+    w = pubsub_workload.broker_publications(n_nodes, brokers, publishers, messages, mean_interval,
+                                            seed)
+    return sb.simulate(w, net=net, seed=seed)
 
 def test_one_message_by_hand_four_brokers():
     """N = 8, B = 4: subscriber node 4+k hangs on broker k; root broker 2, node 4 publishes at 0.
@@ -16,7 +34,7 @@ def test_one_message_by_hand_four_brokers():
     Broker 0 at 203 sends to broker 1 (304) and echoes to node 4 (304); broker 3 at 202 sends to
     node 7 (303); broker 1 at 304 sends to node 5 (405).
     """
-    r = sb.simulate_schedule(8, 4, 2, [0.0], [4])
+    r = by_hand(8, 4, 2, [0.0], [4])
     np.testing.assert_array_equal(r.broker_arrival, [[203.0, 304.0, 101.0, 202.0]])
     np.testing.assert_array_equal(r.subscriber_arrival, [[304.0, 405.0, 202.0, 303.0]])
     # the publisher's echo (node 4 = subscriber 0) is excluded from latency
@@ -35,7 +53,7 @@ def test_two_messages_by_hand_queues_are_fifo_and_separate():
     works through 3 + 3 copies (102..107), so broker 1 gets message 1 at 203 and its own B-S
     queue, still busy with message 0 until 205, lets message 1's copies leave at 206, 207, 208.
     """
-    r = sb.simulate_schedule(8, 2, 0, [0.0, 0.5], [2, 2])
+    r = by_hand(8, 2, 0, [0.0, 0.5], [2, 2])
     np.testing.assert_array_equal(r.broker_arrival, [[101.0, 202.0], [102.0, 203.0]])
     np.testing.assert_array_equal(
         r.subscriber_arrival,
@@ -52,7 +70,7 @@ def test_two_messages_by_hand_queues_are_fifo_and_separate():
 def test_broker_tree_is_the_vcube_tree_of_the_root(brokers, root):
     """One isolated message: each broker hears it one hop (its rank among the parent's
     children + 100) after its parent, along the binomial tree of ``topology.tree_edges``."""
-    r = sb.simulate_schedule(2 * brokers, brokers, root, [0.0], [brokers + 3])
+    r = by_hand(2 * brokers, brokers, root, [0.0], [brokers + 3])
     edges = topology.tree_edges(root, brokers.bit_length() - 1)
     expected = {root: 101.0}
     frontier = [root]
@@ -69,7 +87,7 @@ def test_every_subscriber_gets_every_message_once_in_root_order():
     and in the order the root broadcast them, because the root serialises the topic and every
     queue and link is FIFO."""
     n, b, m = 144, 16, 64
-    r = sb.simulate(n_nodes=n, brokers=b, publishers=32, messages=m, mean_interval=50.0,
+    r = drawn(n_nodes=n, brokers=b, publishers=32, messages=m, mean_interval=50.0,
                     seed=np.random.SeedSequence(3))
     assert r.bs_wait_mean > 100  # the B-S queues really are congested
     np.testing.assert_array_equal(np.sort(r.root_order), np.arange(m))
@@ -82,31 +100,35 @@ def test_every_subscriber_gets_every_message_once_in_root_order():
     assert (r.delegation_copies, r.tree_copies, r.bs_copies) == (m, m * (b - 1), m * (n - b))
     assert r.events == m * (n + 1)  # publications + one arrival per copy
     assert (r.tree_latency > 0).all() and (r.bs_latency >= 101).all()
+    report = r.verify()  # the oracle agrees: causal order, nothing missing at the subscribers
+    assert report.deliveries == m * (n - b)  # publications + receptions at the others
 
 
 def test_order_check_has_teeth_with_jittered_links():
     """With t_pp jitter links are not FIFO any more: copies still arrive exactly once, but some
     subscriber sees the messages out of the root's order (so the test above can fail)."""
     n, b, m = 144, 16, 64
-    r = sb.simulate(n_nodes=n, brokers=b, publishers=32, messages=m, mean_interval=50.0,
-                    net=network.Network.vcube_ps(t_pp_sigma=25.0), seed=np.random.SeedSequence(3))
+    r = drawn(n_nodes=n, brokers=b, publishers=32, messages=m, mean_interval=50.0,
+                    net=vp.thesis_network(tpp_sigma=25.0), seed=np.random.SeedSequence(3))
     np.testing.assert_array_equal(r.received, np.full(n - b, m))
     assert (np.sort(r.delivery_order, axis=1) == np.arange(m)).all()
     assert (r.delivery_order != r.root_order[None, :]).any()
+    with pytest.raises(ProtocolViolation, match="root's order"):
+        r.verify()
 
 
 def test_deterministic_per_seed_and_streams_are_the_documented_ones():
     kw = dict(n_nodes=512, brokers=32, publishers=16, messages=32)
-    a = sb.simulate(**kw, seed=np.random.SeedSequence(7))
-    b = sb.simulate(**kw, seed=np.random.SeedSequence(7))
-    c = sb.simulate(**kw, seed=np.random.SeedSequence(8))
+    a = drawn(**kw, seed=np.random.SeedSequence(7))
+    b = drawn(**kw, seed=np.random.SeedSequence(7))
+    c = drawn(**kw, seed=np.random.SeedSequence(8))
     for field in ("times", "sources", "broker_arrival", "subscriber_arrival", "delivery_order"):
         np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
     assert a.root == b.root
     assert not np.array_equal(a.times, c.times)
     # paired experiments rebuild the same draws from the stream names
     seed = np.random.SeedSequence(7)
-    times, sources = sb.publication_schedule(seed, np.arange(32, 512), 16, 32, 500.0)
+    times, sources = pubsub_workload.publication_schedule(seed, np.arange(32, 512), 16, 32, 500.0)
     np.testing.assert_array_equal(a.times, times)
     np.testing.assert_array_equal(a.sources, sources)
     assert a.root == rng.generator(seed, "srpt_root").integers(32)
@@ -116,7 +138,7 @@ def test_publication_schedule_is_the_first_epochs_of_poisson_publishers():
     seed = np.random.SeedSequence(1)
     candidates = np.arange(100, 4096)
     p, m, mean = 64, 6400, 500.0
-    times, sources = sb.publication_schedule(seed, candidates, p, m, mean)
+    times, sources = pubsub_workload.publication_schedule(seed, candidates, p, m, mean)
     assert (np.diff(times) >= 0).all() and times[0] > 0
     assert np.isin(sources, candidates).all()
     counts = np.unique(sources, return_counts=True)[1]
@@ -130,7 +152,7 @@ def test_publication_schedule_is_the_first_epochs_of_poisson_publishers():
 
 def test_e8_trends_at_full_size():
     """Spec checks E8-1..E8-3 on one paired seed at N = 4096, P = 128 (0.3-0.4 s per run)."""
-    runs = {b: sb.simulate(brokers=b, seed=np.random.SeedSequence(0)) for b in (32, 256, 2048)}
+    runs = {b: drawn(brokers=b, seed=np.random.SeedSequence(0)) for b in (32, 256, 2048)}
     tree = {b: r.tree_mean for b, r in runs.items()}
     bs = {b: r.bs_mean for b, r in runs.items()}
     assert tree[32] < tree[256] < tree[2048]
@@ -162,9 +184,9 @@ def test_e8_trends_at_full_size():
         (dict(mean_interval=float("nan")), "mean_interval"),
     ],
 )
-def test_simulate_rejects_bad_parameters(kw, match):
+def test_broker_publications_reject_bad_parameters(kw, match):
     with pytest.raises(ValueError, match=match):
-        sb.simulate(**kw)
+        drawn(**kw)
 
 
 @pytest.mark.parametrize(
@@ -179,6 +201,6 @@ def test_simulate_rejects_bad_parameters(kw, match):
         ((8, 6, 0, [0.0], [7]), "power of two"),
     ],
 )
-def test_simulate_schedule_rejects_bad_workloads(args, match):
+def test_workload_rejects_bad_schedules(args, match):
     with pytest.raises(ValueError, match=match):
-        sb.simulate_schedule(*args)
+        by_hand(*args)

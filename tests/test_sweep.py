@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import dataclasses
 
@@ -14,7 +15,7 @@ import pytest
 from scipy import stats
 
 import causal_lab.sweep as sweep
-from causal_lab.experiments.base import ParameterError
+from causal_lab.params import Param, ParameterError
 from causal_lab.sweep import STRAY_AGE_S, plan, run_sweep, summarize, task_seed
 from toy_experiment import TOY
 
@@ -48,13 +49,60 @@ def test_variant_params_share_the_seed():
     assert state(task_seed(7, TOY, plain, 2)) != state(task_seed(8, TOY, plain, 2))
 
 
-def test_revision_renames_result_files_but_keeps_the_seeds():
-    """Rows cached by an older ``replicate`` are not reused, and the rerun draws the same numbers."""
-    revised = dataclasses.replace(TOY, revision=1)
-    old, new = plan(TOY, "smoke"), plan(revised, "smoke")
+def test_a_new_parameter_at_its_default_keeps_every_seed():
+    """Adding a named option (at a default that keeps the old behaviour) reseeds nothing."""
+    grown = dataclasses.replace(TOY, params=(*TOY.params, Param("option", int, 0, "new")))
+    for t in plan(TOY, "default"):
+        assert state(task_seed(1, TOY, t.point, t.rep)) == \
+            state(task_seed(1, grown, {**t.point, "option": 0}, t.rep))
+    point = {**TOY.points("smoke")[0], "option": 1}  # a non-default value is a new scenario
+    assert state(task_seed(1, TOY, TOY.points("smoke")[0], 0)) != state(task_seed(1, grown, point, 0))
+
+
+_FINGERPRINT = ("import sys; from causal_lab import catalog, sweep; "
+                "print(sweep.code_fingerprint(catalog.get(sys.argv[1])))")
+
+
+def _fingerprint(package_parent, experiment):
+    env = {**os.environ, "PYTHONPATH": str(package_parent), "NUMBA_DISABLE_JIT": "1",
+           "CAUSAL_LAB_EXTRA_EXPERIMENTS": ""}
+    done = subprocess.run([sys.executable, "-c", _FINGERPRINT, experiment], env=env, check=True,
+                          capture_output=True, text=True, cwd=package_parent)
+    return done.stdout.strip()
+
+
+def test_any_edit_of_the_simulation_code_gives_new_task_keys(tmp_path):
+    """The cache cannot lie: result files are keyed by the code a replication runs.  Editing the
+    kernel (even a comment), the engine or the oracle changes the fingerprint of the family that
+    uses it; editing what only reads results (a family's artifacts) or another family does not."""
+    import shutil
+
+    shutil.copytree(Path(sweep.__file__).parent, tmp_path / "causal_lab",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    package = tmp_path / "causal_lab"
+    before = {e: _fingerprint(tmp_path, e) for e in ("vcube_broadcast", "ps_single")}
+
+    def edited(path, experiment):
+        with open(package / path, "a") as f:
+            f.write("\n# an edit\n")
+        return _fingerprint(tmp_path, experiment)
+
+    assert edited("families/vcube_broadcast/artifacts/table1.py", "vcube_broadcast") == before["vcube_broadcast"]
+    assert edited("claims.py", "vcube_broadcast") == before["vcube_broadcast"]
+    after_kernel = edited("families/vcube_broadcast/kernel.py", "vcube_broadcast")
+    assert after_kernel != before["vcube_broadcast"]
+    assert _fingerprint(tmp_path, "ps_single") == before["ps_single"]  # another family
+    assert edited("oracle.py", "ps_single") != before["ps_single"]  # shared code: both change
+    assert _fingerprint(tmp_path, "vcube_broadcast") != after_kernel
+
+
+def test_task_keys_follow_the_code_fingerprint(monkeypatch):
+    old = plan(TOY, "smoke")
+    monkeypatch.setattr(sweep, "code_fingerprint", lambda experiment: "an edited kernel")
+    new = plan(TOY, "smoke")
     assert not {t.key for t in old} & {t.key for t in new}
     assert [state(task_seed(1, TOY, t.point, t.rep)) for t in old] == \
-        [state(task_seed(1, revised, t.point, t.rep)) for t in new]
+        [state(task_seed(1, TOY, t.point, t.rep)) for t in new]
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from collections import Counter
 import numba
 import pytest
 
-from causal_lab.topology import (
+from causal_lab.topology.vcube import (
     children,
     children_after,
     children_calls,

@@ -11,8 +11,9 @@ import numba
 import numpy as np
 import pytest
 
-from causal_lab import events, network
-from causal_lab.protocols import vcube_broadcast as vb
+from causal_lab import oracle
+from causal_lab.engine import events, network, state
+from causal_lab.families.vcube_broadcast import kernel as vb
 
 NODE = 4  # the node the spec drives (N = 8)
 
@@ -83,18 +84,18 @@ class Scenario:
         st = self.st
         out = []
         for p in range(first, st.tops[vb.T_PKT]):
-            if st.pkt_sender[p] == sender:
-                a = st.pkt_first[p]
-                msgs = [self.names[st.pkt_msgs[k]] for k in range(a, a + st.pkt_len[p])]
-                out.append((st.pkt_receiver[p], msgs))
+            if st.pkts[p, vb.PK_SENDER] == sender:
+                a = st.pkts[p, vb.PK_FIRST]
+                msgs = [self.names[st.pkt_msgs[k]] for k in range(a, a + st.pkts[p, vb.PK_LEN])]
+                out.append((st.pkts[p, vb.PK_RECEIVER], msgs))
         return out
 
     def _deliveries_since(self, first, node):
         st = self.st
         return [
-            self.names[st.log_msg[k]]
+            self.names[st.log[k, state.LOG_MSG]]
             for k in range(first, st.tops[vb.T_LOG])
-            if st.log_kind[k] == vb.LOG_DELIVER and st.log_node[k] == node
+            if st.log[k, state.LOG_KIND] == oracle.DELIVER and st.log[k, state.LOG_NODE] == node
         ]
 
     def _check_invariants(self, node):
@@ -151,9 +152,9 @@ def test_s0_vector_clocks_and_delivery_rule_n4():
 
     def packet(sender, receiver, m):
         for p in range(st.tops[vb.T_PKT]):
-            a = st.pkt_first[p]
-            if (st.pkt_sender[p], st.pkt_receiver[p]) == (sender, receiver) and m in [
-                st.pkt_msgs[k] for k in range(a, a + st.pkt_len[p])
+            a = st.pkts[p, vb.PK_FIRST]
+            if (st.pkts[p, vb.PK_SENDER], st.pkts[p, vb.PK_RECEIVER]) == (sender, receiver) and m in [
+                st.pkt_msgs[k] for k in range(a, a + st.pkts[p, vb.PK_LEN])
             ]:
                 return p
         raise AssertionError(f"no packet {sender}->{receiver} carrying {m}")
@@ -169,8 +170,8 @@ def test_s0_vector_clocks_and_delivery_rule_n4():
     assert list(st.msg_vc[m0]) == [1, 1, 1, 0]
 
     def delivered_at_3():
-        return [st.log_msg[k] for k in range(st.tops[vb.T_LOG])
-                if st.log_kind[k] == vb.LOG_DELIVER and st.log_node[k] == 3]
+        return [st.log[k, state.LOG_MSG] for k in range(st.tops[vb.T_LOG])
+                if st.log[k, state.LOG_KIND] == oracle.DELIVER and st.log[k, state.LOG_NODE] == 3]
 
     _inject(st, 2, 3, np.array([m0], np.int64), 7.0)  # node 3's parent in tree 0 is 2
     assert delivered_at_3() == [] and st.n_pending[3] == 1  # m0 held: VC[1], VC[2] too small
@@ -304,7 +305,7 @@ def test_s3_node5_receives_the_aggregated_packet():
     and delivers m21, m01, m02."""
     sc = _s3_at_node_4()
     st = sc.st
-    (p,) = [p for p in range(st.tops[vb.T_PKT]) if (st.pkt_sender[p], st.pkt_receiver[p]) == (4, 5)]
+    (p,) = [p for p in range(st.tops[vb.T_PKT]) if (st.pkts[p, vb.PK_SENDER], st.pkts[p, vb.PK_RECEIVER]) == (4, 5)]
     sends, delivered = sc.process(p, 5)
     assert sends == []
     assert delivered == ["m21", "m01", "m02"]

@@ -3,15 +3,18 @@
 import numpy as np
 import pytest
 
-from causal_lab import network, oracle, topology
-from causal_lab.protocols import vcube_broadcast as vb
+from causal_lab import oracle
+from causal_lab.engine import network
+from causal_lab.topology import vcube as topology
+from causal_lab.families.vcube_broadcast import kernel as vb
 
 # mean depth of a VCube tree times the per-hop floor t_pc + t_t + 100 (spec §4, Figure 7 floor)
 FLOOR = {8: 174.9, 16: 217.6, 32: 263.2, 64: 310.9, 128: 359.9}
 
 
-def run(d, seed=0, **kw):
-    return vb.simulate(d, seed=np.random.SeedSequence(seed), **kw)
+def run(d, seed=0, window=500.0, sources="permutation", **kw):
+    seed = np.random.SeedSequence(seed)
+    return vb.simulate(vb.Schedule.one_shot(d, window, sources, seed), seed=seed, **kw)
 
 
 @pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 6, 7])

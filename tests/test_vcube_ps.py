@@ -25,10 +25,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from causal_lab import network, oracle, pubsub_workload, rng, topology
-from causal_lab.protocols import vcube_ps as vp
+from causal_lab import oracle
+from causal_lab.engine import network, rng
+from causal_lab.families.vcube_ps import workload as pubsub_workload
+from causal_lab.topology import vcube as topology
+from causal_lab.families.vcube_ps import kernel as vp
 
-T_SEND, T_PP = 1.0, 100.0  # spec §3.2 defaults, those of Network.vcube_ps()
+T_SEND, T_PP = 1.0, 100.0  # spec §3.2 defaults, those of vp.thesis_network()
 PUB, SUB, UNS = vp.OP_PUBLISH, vp.OP_SUBSCRIBE, vp.OP_UNSUBSCRIBE
 
 
@@ -61,7 +64,7 @@ def node_log(run, node):
 def delivered_by(run, m):
     """Nodes with a delivery (kind 1) of message m."""
     return {int(x) for k, x, mm in zip(run.log_kind, run.log_node, run.log_msg)
-            if k == vp.LOG_DELIVER and mm == m}
+            if k == oracle.DELIVER and mm == m}
 
 
 def barrier(run, m):
@@ -99,8 +102,8 @@ def expected_wave_end(edges, root, arrival):
 
 def observed_arrivals(w, mode="vcube_ps"):
     """Per-node reception time of the only message of ``w`` (see the module docstring)."""
-    free = vp.simulate(w, mode)
-    queued = vp.simulate(w, mode, ack_cost="queued")
+    free = vp.simulate(w, mode=mode)
+    queued = vp.simulate(w, mode=mode, ack_cost="queued")
     assert len(free.msg_type) == 1
     degree = free.queue_samples  # tree PUB copies each node enqueued
     sf_free = np.asarray(free.state.net_state.server_free)
@@ -134,7 +137,7 @@ class _Causality:
         for kind, node, m in zip(run.log_kind, run.log_node, run.log_msg):
             m, node = int(m), int(node)
             key = (node, int(run.msg_topic[m]))
-            if kind == vp.LOG_BROADCAST:
+            if kind == oracle.BROADCAST:
                 assert m not in self.past, "a message self-delivered twice"
                 assert node == run.msg_src[m]
                 self.past[m] = know.get(key, 0)
@@ -214,7 +217,7 @@ def kernel_children(st, i, h, everyone=False):
 def kernel_state(d, members, mode=vp.VCUBE_PS):
     """A fresh kernel state with ``members`` installed as the consistent initial views (A7)."""
     n = 1 << d
-    st = vp.new_state(d, len(members), mode, 1, network.Network.vcube_ps(),
+    st = vp.new_state(d, len(members), mode, 1, vp.thesis_network(),
                       np.random.SeedSequence(0), np.zeros(len(members), np.int64))
     initial = np.zeros((len(members), n), bool)
     for t, ms in enumerate(members):
@@ -305,8 +308,8 @@ def test_vcube_ps_tree_of_one_publication(members, publisher, edges):
     assert c["latency_max"] == max(expected.values())
     assert run.finished[0] == expected_wave_end(edges, publisher, expected)
     # reception = delivery here, so the log lists the members in arrival order
-    assert node_log(run, publisher) == [(vp.LOG_BROADCAST, 0)]
-    order = [int(x) for k, x in zip(run.log_kind, run.log_node) if k == vp.LOG_DELIVER]
+    assert node_log(run, publisher) == [(oracle.BROADCAST, 0)]
+    order = [int(x) for k, x in zip(run.log_kind, run.log_node) if k == oracle.DELIVER]
     assert order == sorted(members - {publisher}, key=lambda x: expected[x])
     assert (c["slots_live"], c["pending_live"]) == (0, 0)
 
@@ -348,12 +351,12 @@ def test_srpt_tree_of_figure_5_2(publisher):
     assert run.started[0] == start
     # relays 2 and 4 forward without delivering; every other subscriber delivers once
     assert delivered_by(run, 0) == members - {publisher}
-    assert node_log(run, publisher)[0] == (vp.LOG_BROADCAST, 0)
+    assert node_log(run, publisher)[0] == (oracle.BROADCAST, 0)
 
 
 def test_srpt_received_counts_the_source_when_it_is_the_root():
     w = make_workload(3, [{0, 1, 3, 5, 6}], [(0.0, PUB, 0, 0)], roots=[0])
-    assert vp.simulate(w, "srpt").received[0, 0]
+    assert vp.simulate(w, mode="srpt").received[0, 0]
 
 
 # ------------------------------------------------------------------------------------------
@@ -419,7 +422,7 @@ def test_causal_barriers_of_figure_5_3():
     assert barrier(run, M11) == {M01}
     assert barrier(run, M12) == {M21, M11}
     assert run.started[M12] == run.finished[M11] > 300.0
-    B, D = vp.LOG_BROADCAST, vp.LOG_DELIVER
+    B, D = oracle.BROADCAST, oracle.DELIVER
     assert node_log(run, 1) == [(D, M01), (B, M11), (D, M21), (B, M12)]
     assert node_log(run, 0) == [(B, M01), (D, M21), (D, M11), (D, M12)]
     assert node_log(run, 2) == [(B, M21), (D, M01), (D, M11), (D, M12)]
@@ -442,7 +445,7 @@ def test_figure_5_3_late_joiner_strict_holds_lenient_delivers():
         assert run.received[[M01, M21], 3].tolist() == [False, False]
         assert run.received[[m11, m12], 3].tolist() == [True, True]
         assert view(run, 3) == {0: 1, 1: 1, 2: 1, 3: 2}
-    assert node_log(runs["lenient"], 3) == [(vp.LOG_DELIVER, m11), (vp.LOG_DELIVER, m12)]
+    assert node_log(runs["lenient"], 3) == [(oracle.DELIVER, m11), (oracle.DELIVER, m12)]
     assert runs["lenient"].counters["pending_live"] == 0
     assert node_log(runs["strict"], 3) == []
     assert runs["strict"].counters["pending_live"] == 2
@@ -461,7 +464,7 @@ def test_strict_hold_ends_with_the_next_publication_of_each_source():
     m11, m12, m02, m22 = 3, 4, 5, 6  # id 2 is p3's SUB
     assert list(run.msg_type[[m02, m22]]) == [vp.PUB, vp.PUB]
     assert barrier(run, m02) == {m12}
-    D = vp.LOG_DELIVER
+    D = oracle.DELIVER
     assert node_log(run, 3) == [(D, m11), (D, m12), (D, m02), (D, m22)]
     # m11 waited from its reception (252) until m02's (1203): the longest hold of the run
     assert run.counters["delay_max"] == 1203.0 - 252.0
@@ -478,11 +481,11 @@ def test_early_reception_is_held_strict_and_overtakes_lenient():
     w = make_workload(3, [{0, 2, 3, 4, 7}], ops)
     strict = vp.simulate(w)
     assert barrier(strict, 1) == {0}
-    assert node_log(strict, 3) == [(vp.LOG_DELIVER, 0), (vp.LOG_DELIVER, 1)]
+    assert node_log(strict, 3) == [(oracle.DELIVER, 0), (oracle.DELIVER, 1)]
     assert strict.counters["delay_max"] == strict.counters["delay_sum"] == 304.0 - 252.0
     assert_safety(strict)
     lenient = vp.simulate(w, checkcb="lenient")
-    assert node_log(lenient, 3) == [(vp.LOG_DELIVER, 1), (vp.LOG_DELIVER, 0)]
+    assert node_log(lenient, 3) == [(oracle.DELIVER, 1), (oracle.DELIVER, 0)]
     assert _Causality(lenient).late == 1
     assert lenient.counters["delay_sum"] == 0.0
 
@@ -535,7 +538,7 @@ def check_static(run, w, members):
         ms = members[t]
         # liveness: every other subscriber delivered it, nobody else did
         assert delivered_by(run, m) == ms - {src}
-        assert (vp.LOG_BROADCAST, int(m)) in node_log(run, src)
+        assert (oracle.BROADCAST, int(m)) in node_log(run, src)
         reached = set(np.flatnonzero(run.received[m]).tolist())
         if run.mode == "vcube_ps":
             assert reached == ms  # invariant 1: members only, the source included
@@ -563,7 +566,7 @@ def check_static(run, w, members):
 @pytest.mark.parametrize("mode", ["vcube_ps", "srpt"])
 def test_static_invariants(seed, d, mode):
     w, members = random_static(seed, d)
-    run = vp.simulate(w, mode, seed=np.random.SeedSequence(seed))
+    run = vp.simulate(w, mode=mode, seed=np.random.SeedSequence(seed))
     causality = check_static(run, w, members)
     if mode == "vcube_ps":
         # the barrier names exactly the immediate predecessors (A4:24-25, A4:94 with pruning)
@@ -578,7 +581,7 @@ def test_static_invariants(seed, d, mode):
 
 @pytest.mark.parametrize("options", [
     {"ack_cost": "queued"},
-    {"net": network.Network.vcube_ps(t_pp_sigma=40.0)},  # links no longer FIFO
+    {"net": vp.thesis_network(tpp_sigma=40.0)},  # links no longer FIFO
     {"cb_prune": False},
 ])
 def test_static_invariants_vcube_ps_variants(options):
@@ -670,7 +673,7 @@ def test_churn_waves_complete(seed, mode):
     """No duplicate, FIFO receptions, every ACK wave back, every queue drained.  Strict CHECKCB
     may keep messages whose predecessor was lost to churn (A8): pending entries are allowed."""
     w, member, ever = random_churn(seed, 3 if seed % 2 else 4)
-    run = vp.simulate(w, mode, seed=np.random.SeedSequence(seed))
+    run = vp.simulate(w, mode=mode, seed=np.random.SeedSequence(seed))
     assert_waves(run, allow_pending=True)
     assert (run.subscribed == member).all()
     assert run.counters["sub_copies"] > 0 and run.counters["uns_copies"] > 0
@@ -683,7 +686,7 @@ def test_churn_waves_complete(seed, mode):
 def test_churn_causal_order_when_nobody_rejoins(seed, mode):
     """A node that left a topic never subscribes to it again: deliveries stay causal."""
     w, _, _ = random_churn(seed, 3 if seed % 2 else 4, rejoin=False)
-    run = vp.simulate(w, mode, seed=np.random.SeedSequence(seed))
+    run = vp.simulate(w, mode=mode, seed=np.random.SeedSequence(seed))
     assert_waves(run, allow_pending=True)
     assert_causal_order(run)
 
@@ -700,7 +703,7 @@ def test_churn_causal_order_when_nobody_rejoins(seed, mode):
 def test_churn_causal_order(seed, mode):
     """Random SUB / UNS / PUB mixes, rejoins allowed: no delivery after a causal successor."""
     w, _, _ = random_churn(seed, 3 if seed % 2 else 4)
-    run = vp.simulate(w, mode, seed=np.random.SeedSequence(seed))
+    run = vp.simulate(w, mode=mode, seed=np.random.SeedSequence(seed))
     assert_waves(run, allow_pending=True)
     assert_causal_order(run)
 
@@ -737,9 +740,9 @@ def test_delivery_made_while_resubscribing_is_not_forgotten():
     assert run.finished[0] == 402.0
     assert barrier(run, m1) == {m0}
     assert run.received[m1, 2]
-    assert node_log(run, 2)[0] == (vp.LOG_DELIVER, m0)
+    assert node_log(run, 2)[0] == (oracle.DELIVER, m0)
     assert_waves(run, allow_pending=True)
-    assert node_log(run, 2) == [(vp.LOG_DELIVER, m0), (vp.LOG_DELIVER, m1)]
+    assert node_log(run, 2) == [(oracle.DELIVER, m0), (oracle.DELIVER, m1)]
 
 
 def test_first_rec_shortcut_breaks_causal_order_under_churn_and_safe_rule_does_not():
@@ -751,7 +754,7 @@ def test_first_rec_shortcut_breaks_causal_order_under_churn_and_safe_rule_does_n
     w = pubsub_workload.churn(8, 200, pubsub_workload.churn_rate(200, 0.2), 20.0, 500.0, seed)
     late = {}
     for rule in ("strict", "safe"):
-        run = vp.simulate(w, "vcube_ps", seed=seed, checkcb=rule)
+        run = vp.simulate(w, mode="vcube_ps", seed=seed, checkcb=rule)
         report = oracle.check_by_topic(run.n_nodes, run.log_kind, run.log_node, run.log_msg,
                                        run.msg_topic)
         assert report.duplicates == 0 and run.counters["fifo_violations"] == 0

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from causal_lab import rng
-from causal_lab.workload import zipf_topics, zipf_weights
+from causal_lab.engine import rng
+from causal_lab.engine.workload import zipf_topics, zipf_weights
 
 N_TOPICS, S = 128, 0.825
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from causal_lab import rng
+from causal_lab.engine import rng
 
 SOURCE_MODES = ("permutation", "with_replacement")
 

@@ -26,64 +26,68 @@ Latency of a publication m at a subscriber x that is not its publisher (the two 
 Figure 5.12): Tree = arrival of m at x's broker - publish time; B-S = arrival at x - arrival at
 x's broker.  With constant ``t_pp`` every queue and link is FIFO and ``r`` serialises the topic,
 so every subscriber receives the messages exactly once and in the order ``r`` broadcast them;
-``Run.delivery_order`` and ``Run.root_order`` let tests check that instead of assuming it.
+``Run.delivery_order`` and ``Run.root_order`` let tests check that instead of assuming it, and
+the event log lets the oracle check causal order.
 
-Random streams of ``seed`` (for paired runs with VCube-PS and SRPT-S, spec §5.0):
-``"publishers"`` (the P publishers, among the N - B subscribers here), ``"publication_times"``
-(Poisson epochs, see ``publication_schedule``), ``"srpt_root"`` (the root broker), and the
-network's ``"t_pp"`` streams (only used when ``t_pp`` has jitter).
+The workload (``workload.broker_publications``) draws from the streams ``"publishers"`` (the P
+publishers, among the N - B subscribers here), ``"publication_times"`` and ``"srpt_root"`` (the
+root broker) of the replication's seed, as the paired VCube-PS and SRPT-S runs do (spec §5.0); the
+kernel draws only the network's ``"t_pp"`` streams (used when ``t_pp`` has jitter).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numba
 import numpy as np
 
-from causal_lab import events, network, rng, topology
+from causal_lab import oracle
+from causal_lab.engine import events, network, rng, state
+from causal_lab.engine.run import Run as BaseRun
+from causal_lab.families.vcube_ps import kernel
+from causal_lab.topology import vcube as topology
 
 PUBLISH = 0
 AT_BROKER = 1
 AT_SUBSCRIBER = 2
 
 
-def publication_schedule(
-    seed: np.random.SeedSequence,
-    candidates: np.ndarray,
-    publishers: int,
-    messages: int,
-    mean_interval: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """E8 workload: the ``messages`` earliest publications of ``publishers`` Poisson sources.
+@dataclasses.dataclass
+class Workload:
+    """An SRPT-B workload: publication ``m`` by node ``sources[m]`` at ``times[m]``, the layout
+    (``brokers`` of ``n_nodes``) and the root broker (built by ``workload.broker_publications``,
+    or by hand in tests)."""
 
-    ``publishers`` distinct nodes are drawn uniformly without replacement from ``candidates``
-    (stream ``"publishers"``: ``Generator.choice``).  Each one publishes at the epochs of a Poisson
-    process of mean inter-publication time ``mean_interval`` started at t = 0: row p of a
-    ``(publishers, messages)`` matrix of exponential gaps (stream ``"publication_times"``), summed
-    cumulatively.  A single publisher cannot contribute more than ``messages`` of the global
-    first ``messages`` epochs, so that many gaps per publisher are enough, and the global cap
-    (§5.6.7 "up to a limit of 128 messages") is the ``messages`` smallest epochs overall.
-    Returns ``(times, sources)`` sorted by time; the index is the message id.
+    n_nodes: int
+    brokers: int
+    root: int
+    times: np.ndarray  # float64[M], sorted
+    sources: np.ndarray  # int64[M], subscribers (node ids >= brokers)
 
-    VCube-PS and SRPT-S runs paired with SRPT-B call this with their own ``candidates`` (all N
-    nodes there, the non-brokers here), so their publisher sets differ but come from the same
-    streams.
-    """
-    who = rng.generator(seed, "publishers").choice(candidates, publishers, replace=False)
-    times_rng = rng.generator(seed, "publication_times")
-    gaps = times_rng.exponential(mean_interval, (publishers, messages))
-    epochs = np.cumsum(gaps, axis=1).ravel()
-    first = np.argsort(epochs, kind="stable")[:messages]
-    return epochs[first].astype(np.float64), np.asarray(who)[first // messages].astype(np.int64)
+    def __post_init__(self):
+        check_layout(self.n_nodes, self.brokers)
+        if not 0 <= self.root < self.brokers:
+            raise ValueError(f"root must be a broker id in [0, {self.brokers}), got {self.root}")
+        self.times = np.asarray(self.times, np.float64)
+        self.sources = np.asarray(self.sources, np.int64)
+        if self.times.ndim != 1 or self.times.shape != self.sources.shape or len(self.times) == 0:
+            raise ValueError("times and sources must be non-empty 1-d arrays of the same length")
+        if not (np.isfinite(self.times).all() and (self.times >= 0).all()):
+            raise ValueError("publication times must be finite and >= 0")
+        if ((self.sources < self.brokers) | (self.sources >= self.n_nodes)).any():
+            raise ValueError(f"publishers must be subscribers, i.e. node ids in "
+                             f"[{self.brokers}, {self.n_nodes})")
 
 
 @dataclasses.dataclass
-class Run:
-    """One SRPT-B run.  Message ids are indexes into ``times``; subscriber k is node B + k."""
+class Run(BaseRun):
+    """One SRPT-B run.  Message ids are indexes into ``times``; subscriber k is node B + k.
 
-    n_nodes: int
+    The event log holds each publication (its publisher's own delivery) and every reception at
+    a subscriber other than the publisher, which is its delivery: the root serialises the topic
+    and every queue and link is FIFO, which the oracle then confirms rather than assumes."""
+
     brokers: int
     root: int  # the root broker r
     times: np.ndarray  # float64[M] publish instants
@@ -98,7 +102,22 @@ class Run:
     bs_copies: int  # broker -> subscriber
     tree_wait_mean: float  # mean time a copy waited in a tree-side queue (delegations included)
     bs_wait_mean: float  # mean time a copy waited in a B-S queue
-    events: int
+
+    def oracle_report(self, per_delivery: bool = False) -> oracle.Report:
+        """Brokers relay but do not deliver: only the N - B subscribers owe every message."""
+        entitled = np.zeros((len(self.times), self.n_nodes), bool)
+        entitled[:, self.brokers:] = True
+        return oracle.check(self.n_nodes, self.log_kind, self.log_node, self.log_msg,
+                            entitled=entitled, per_delivery=per_delivery)
+
+    def invariants(self, report) -> list[str]:
+        """Every subscriber receives every message once, in the order the root broadcast them."""
+        problems = super().invariants(report)
+        if (self.received != len(self.times)).any():
+            problems.append("a subscriber missed a message or received one twice")
+        if not (self.delivery_order == self.root_order[None, :]).all():
+            problems.append("a subscriber received the messages out of the root's order")
+        return problems
 
     @property
     def broker_of(self) -> np.ndarray:
@@ -139,11 +158,12 @@ class Run:
 
 @numba.njit(cache=True)
 def _run(times, sources, brokers, dim, root, p_tree, s_tree, p_bs, s_bs,
-         broker_arrival, subscriber_arrival, root_order, delivery_order, received, counters, waits):
+         broker_arrival, subscriber_arrival, root_order, delivery_order, received, counters, waits,
+         log):
     """The event loop: one event per publication and per transmitted copy (spec §3.2, §7).
 
-    ``counters`` = [delegation, tree, B-S copies, events]; ``waits`` = summed queue waits
-    [tree side, B-S].  Copies leave a node in the order they are enqueued, so a broker's
+    ``counters`` = [delegation, tree, B-S copies, events, log entries]; ``waits`` = summed queue
+    waits [tree side, B-S]; ``log`` the event log table (large enough for every entry).  Copies leave a node in the order they are enqueued, so a broker's
     children get the message in ascending cluster order and its subscribers in ascending k.
     """
     n_subscribers = subscriber_arrival.shape[1]
@@ -155,6 +175,7 @@ def _run(times, sources, brokers, dim, root, p_tree, s_tree, p_bs, s_bs,
         now, kind, m, x = events.pop(q)
         counters[3] += 1
         if kind == PUBLISH:
+            _log(log, counters, oracle.BROADCAST, x, m)
             arrival, wait = network.send(p_tree, s_tree, x, now)
             counters[0] += 1
             waits[0] += wait
@@ -176,12 +197,23 @@ def _run(times, sources, brokers, dim, root, p_tree, s_tree, p_bs, s_bs,
                 events.schedule(q, arrival, AT_SUBSCRIBER, m, k)
         else:
             subscriber_arrival[m, x] = now
+            if brokers + x != sources[m]:  # the echo of a publisher's own message is no delivery
+                _log(log, counters, oracle.DELIVER, brokers + x, m)
             if received[x] < delivery_order.shape[1]:
                 delivery_order[x, received[x]] = m
             received[x] += 1
 
 
-def _check_layout(n_nodes: int, brokers: int) -> None:
+@numba.njit(cache=True)
+def _log(log, counters, kind, node, m):
+    k = counters[4]
+    log[k, state.LOG_KIND] = kind
+    log[k, state.LOG_NODE] = node
+    log[k, state.LOG_MSG] = m
+    counters[4] = k + 1
+
+
+def check_layout(n_nodes: int, brokers: int) -> None:
     if brokers < 1 or brokers & (brokers - 1):
         raise ValueError(f"brokers must be a power of two >= 1 (they form a VCube), got {brokers}")
     if brokers >= n_nodes:
@@ -189,84 +221,37 @@ def _check_layout(n_nodes: int, brokers: int) -> None:
                          f"brokers={brokers}, n_nodes={n_nodes}")
 
 
-def simulate_schedule(
-    n_nodes: int,
-    brokers: int,
-    root: int,
-    times: np.ndarray,
-    sources: np.ndarray,
-    net: network.Network | None = None,
-    seed: np.random.SeedSequence | None = None,
-) -> Run:
-    """One SRPT-B run of a given workload: publication ``m`` by node ``sources[m]`` at ``times[m]``.
+def simulate(workload: Workload, *, net: network.Network | None = None,
+             seed: np.random.SeedSequence | None = None) -> Run:
+    """One SRPT-B run of ``workload`` (the kernel contract of ``causal_lab.engine.run``).
 
-    Exposed so that tests can place the root and the publications by hand and paired
-    experiments can feed their own draws; ``simulate`` draws them.  ``seed`` only keys the
-    propagation delays (none are random with the default constant ``t_pp``).
-    """
-    _check_layout(n_nodes, brokers)
-    if not 0 <= root < brokers:
-        raise ValueError(f"root must be a broker id in [0, {brokers}), got {root}")
-    times = np.asarray(times, np.float64)
-    sources = np.asarray(sources, np.int64)
-    if times.ndim != 1 or times.shape != sources.shape or len(times) == 0:
-        raise ValueError("times and sources must be non-empty 1-d arrays of the same length")
-    if not (np.isfinite(times).all() and (times >= 0).all()):
-        raise ValueError("publication times must be finite and >= 0")
-    if ((sources < brokers) | (sources >= n_nodes)).any():
-        raise ValueError(f"publishers must be subscribers, i.e. node ids in [{brokers}, {n_nodes})")
-    net = net or network.Network.vcube_ps()
+    ``seed`` only keys the propagation delays (none are random with a constant ``t_pp``)."""
+    w = workload
+    net = net or kernel.thesis_network()
     seed = seed if seed is not None else np.random.SeedSequence(0)
-    m, s = len(times), n_nodes - brokers
-    broker_arrival = np.full((m, brokers), np.nan)
+    m, s = len(w.times), w.n_nodes - w.brokers
+    broker_arrival = np.full((m, w.brokers), np.nan)
     subscriber_arrival = np.full((m, s), np.nan)
     root_order = np.full(m, -1, np.int64)
     delivery_order = np.full((s, m), -1, np.int64)
     received = np.zeros(s, np.int64)
-    counters = np.zeros(4, np.int64)
+    counters = np.zeros(5, np.int64)
     waits = np.zeros(2, np.float64)
-    _run(times, sources, brokers, brokers.bit_length() - 1, root,
-         net.params(seed), network.new_state(n_nodes),
+    log = state.new_log(m * s)  # a publication and its receptions at the other subscribers
+    _run(w.times, w.sources, w.brokers, w.brokers.bit_length() - 1, w.root,
+         net.params(seed), network.new_state(w.n_nodes),
          # its own delay stream, so that with jitter a broker's B-S and tree copies are independent
-         net.params(rng.child(seed, "broker_subscriber")), network.new_state(brokers),
-         broker_arrival, subscriber_arrival, root_order, delivery_order, received, counters, waits)
+         net.params(rng.child(seed, "broker_subscriber")), network.new_state(w.brokers),
+         broker_arrival, subscriber_arrival, root_order, delivery_order, received, counters, waits,
+         log)
+    log_kind, log_node, log_msg = state.log_arrays(log, counters[4])
     return Run(
-        n_nodes=n_nodes, brokers=brokers, root=root, times=times, sources=sources,
-        broker_arrival=broker_arrival, subscriber_arrival=subscriber_arrival,
+        n_nodes=w.n_nodes, log_kind=log_kind, log_node=log_node, log_msg=log_msg,
+        events=int(counters[3]), brokers=w.brokers, root=w.root, times=w.times,
+        sources=w.sources, broker_arrival=broker_arrival, subscriber_arrival=subscriber_arrival,
         root_order=root_order, delivery_order=delivery_order, received=received,
         delegation_copies=int(counters[0]), tree_copies=int(counters[1]),
         bs_copies=int(counters[2]),
         tree_wait_mean=float(waits[0] / max(counters[0] + counters[1], 1)),
         bs_wait_mean=float(waits[1] / max(counters[2], 1)),
-        events=int(counters[3]),
     )
-
-
-def simulate(
-    n_nodes: int = 4096,
-    brokers: int = 256,
-    publishers: int = 128,
-    messages: int = 128,
-    mean_interval: float = 500.0,
-    net: network.Network | None = None,
-    seed: np.random.SeedSequence | None = None,
-) -> Run:
-    """One E8 run (spec §5.9): P publishers among the non-brokers, ``messages`` publications.
-
-    Defaults are the thesis setting (§5.6.7: N = 4096, 128 messages, one every 500 u.t. per
-    publisher) with the spec's P = 128 (A16) and timing (t_send = 1, t_pp = 100 constant).
-    """
-    _check_layout(n_nodes, brokers)
-    if not 1 <= publishers <= n_nodes - brokers:
-        raise ValueError(f"publishers must be in [1, n_nodes - brokers = {n_nodes - brokers}] "
-                         f"(publishers are subscribers), got {publishers}")
-    if messages < 1:
-        raise ValueError(f"messages must be >= 1, got {messages}")
-    if not (math.isfinite(mean_interval) and mean_interval > 0):
-        raise ValueError(f"mean_interval must be a finite number > 0, got {mean_interval!r}")
-    seed = seed if seed is not None else np.random.SeedSequence(0)
-    times, sources = publication_schedule(
-        seed, np.arange(brokers, n_nodes), publishers, messages, mean_interval
-    )
-    root = int(rng.generator(seed, "srpt_root").integers(brokers))
-    return simulate_schedule(n_nodes, brokers, root, times, sources, net, seed)

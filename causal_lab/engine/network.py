@@ -14,11 +14,13 @@ moment it is enqueued: ``start = max(ready, server_free[i])``.  No departure eve
 only arrivals go into the event queue (vcube_ps spec §3.2 "departure rule").
 
 The VCube-PS configuration (thesis ch. 5: ``t_send = 1``, ``t_pp = 100`` constant) is the same
-model with ``t_pc = 0`` and ``t_t = t_send``.
+model with ``t_pc = 0`` and ``t_t = t_send``.  Every family names these settings the same way:
+``parameters(...)`` gives the experiment parameters ``t_pc``, ``t_t``, ``tpp``, ``tpp_mean`` and
+``tpp_sigma`` with the family's defaults, and ``from_point`` builds the ``Network`` of a point.
 
 The k-th propagation delay of sender i is the counter-based draw ``(key, i, k)`` of
 ``causal_lab.rng``: it does not depend on event order, so variants and the SimPy reference model
-(``causal_lab.reference_simpy``) see the same delays.
+(``causal_lab.families.vcube_broadcast.reference_simpy``) see the same delays.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from causal_lab import rng
+from causal_lab.engine import rng
+from causal_lab.params import Param, non_negative
 
 TPP_CONSTANT = 0
 TPP_NORMAL = 1
@@ -89,18 +92,6 @@ class Network:
         if problems:
             raise ValueError("; ".join(problems))
 
-    @classmethod
-    def vcube_ps(cls, t_send: float = 1.0, t_pp: float = 100.0, t_pp_sigma: float = 0.0):
-        """Thesis ch. 5 configuration (vcube_ps spec §3.2)."""
-        return cls(
-            t_pc=0.0,
-            t_t=t_send,
-            tpp="normal" if t_pp_sigma > 0 else "constant",
-            tpp_mean=t_pp,
-            tpp_sigma=t_pp_sigma,
-            tpp_negative="clip",
-        )
-
     def params(self, seed: np.random.SeedSequence) -> NetParams:
         return NetParams(
             float(self.t_pc),
@@ -111,6 +102,26 @@ class Network:
             NEGATIVE_RULES[self.tpp_negative],
             rng.stream_key(seed, "t_pp"),
         )
+
+
+def parameters(t_pc: float = 1.0, t_t: float = 1.0, tpp: str = "normal", tpp_mean: float = 100.0,
+               tpp_sigma: float = 25.0) -> tuple[Param, ...]:
+    """The delay model as experiment parameters, with a family's defaults (seed 000's here)."""
+    return (
+        Param("t_pc", float, t_pc, "processing time before the sending queue (u.t.)", check=non_negative, allowed=">= 0"),
+        Param("t_t", float, t_t, "transmission time per packet: the sending queue's service time (u.t.; thesis ch. 5's t_send)", check=non_negative, allowed=">= 0"),
+        Param("tpp", str, tpp, "propagation delay distribution", choices=tuple(TPP_DISTRIBUTIONS)),
+        Param("tpp_mean", float, tpp_mean, "mean propagation delay (u.t.; thesis ch. 5's t_pp)", check=non_negative, allowed=">= 0"),
+        Param("tpp_sigma", float, tpp_sigma, "standard deviation of the propagation delay (u.t.)", check=non_negative, allowed=">= 0"),
+    )
+
+
+PARAMETER_NAMES = ("t_pc", "t_t", "tpp", "tpp_mean", "tpp_sigma")
+
+
+def from_point(point, **fixed) -> Network:
+    """The ``Network`` of an experiment point (``parameters``); ``fixed`` sets the other fields."""
+    return Network(**{name: point[name] for name in PARAMETER_NAMES}, **fixed)
 
 
 def new_state(n_nodes: int) -> NetState:

@@ -1,10 +1,11 @@
 """Workloads of the publish/subscribe experiments (thesis §5.6, vcube_ps spec §5).
 
-Each function returns a ``vcube_ps.Workload``: the Algorithm 3 calls (PUBLISH, SUBSCRIBE,
+Each function but the last returns a ``kernel.Workload``: the Algorithm 3 calls (PUBLISH, SUBSCRIBE,
 UNSUBSCRIBE) with their instants, the membership installed at t = 0 (spec A7) and the SRPT root
 of every topic.  Every draw comes from a named stream of the replication's seed (spec §8:
 membership, publishers, publication_times, churn, topics, srpt_root), so VCube-PS and the
 baselines of one replication see the same workload, and SRPT roots do not shift it.
+``broker_publications`` returns the ``srpt_broker.Workload`` of the same E8 draws.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import math
 
 import numpy as np
 
-from causal_lab import rng, workload
-from causal_lab.protocols import vcube_ps
+from causal_lab.engine import rng, workload
+from causal_lab.families.vcube_ps import kernel
+from causal_lab.families.vcube_ps import srpt_broker
 
 MS_PER_MINUTE = 60_000.0
 
@@ -26,7 +28,7 @@ def _roots(seed, n: int, n_topics: int) -> np.ndarray:
 
 def _build(d, n_topics, times, ops, nodes, topics, initial, seed, react_p=0):
     order = np.argsort(np.asarray(times, np.float64), kind="stable")
-    return vcube_ps.Workload(
+    return kernel.Workload(
         d=d, n_topics=n_topics,
         times=np.asarray(times, np.float64)[order], ops=np.asarray(ops, np.int64)[order],
         nodes=np.asarray(nodes, np.int64)[order], topics=np.asarray(topics, np.int64)[order],
@@ -36,11 +38,11 @@ def _build(d, n_topics, times, ops, nodes, topics, initial, seed, react_p=0):
 
 def _publications(d, n_topics, times, nodes, topics, initial, seed, react_p=0):
     k = len(times)
-    return _build(d, n_topics, times, np.full(k, vcube_ps.OP_PUBLISH), nodes, topics, initial,
+    return _build(d, n_topics, times, np.full(k, kernel.OP_PUBLISH), nodes, topics, initial,
                   seed, react_p)
 
 
-def single_publisher(d: int, fraction: float, seed) -> vcube_ps.Workload:
+def single_publisher(d: int, fraction: float, seed) -> kernel.Workload:
     """E1/E2 (Figures 5.6, 5.7): round(f N) random subscribers, one of them publishes at t = 0."""
     n = 1 << d
     count = max(1, round(fraction * n))
@@ -51,7 +53,7 @@ def single_publisher(d: int, fraction: float, seed) -> vcube_ps.Workload:
     return _publications(d, 1, [0.0], [publisher], [0], initial, seed)
 
 
-def many_publishers(d: int, fraction: float, window: float, seed) -> vcube_ps.Workload:
+def many_publishers(d: int, fraction: float, window: float, seed) -> kernel.Workload:
     """E3/E4 (Figure 5.8, Table 5.1): everyone subscribes; round(f N) distinct publishers send
     one message each at a Uniform[0, window] instant."""
     n = 1 << d
@@ -61,7 +63,7 @@ def many_publishers(d: int, fraction: float, window: float, seed) -> vcube_ps.Wo
     return _publications(d, 1, times, who, np.zeros(count), np.ones((1, n), bool), seed)
 
 
-def message_order(d: int, initial_publishers: int, seed) -> vcube_ps.Workload:
+def message_order(d: int, initial_publishers: int, seed) -> kernel.Workload:
     """E5 (Figure 5.9): p random nodes publish at t = 0; every other node publishes once, t_w
     ~ U{0..99} after its p-th delivery (the kernel's reactive rule, spec A13)."""
     n = 1 << d
@@ -72,7 +74,7 @@ def message_order(d: int, initial_publishers: int, seed) -> vcube_ps.Workload:
 
 
 def topics(d: int, n_topics: int, messages: int, distribution: str, period: float,
-           zipf_s: float, seed) -> vcube_ps.Workload:
+           zipf_s: float, seed) -> kernel.Workload:
     """E6 (Figure 5.10): everyone subscribes to every topic; each node publishes every
     ``period`` with a random phase (spec A14) until ``messages`` publications; each picks its
     topic uniformly or by the Zipf law (rank -> topic permutation fixed per run)."""
@@ -94,7 +96,7 @@ def churn_rate(n_subscribers: int, t_med_minutes: float) -> float:
 
 
 def churn(d: int, n_subscribers: int, swaps_per_minute: float, minutes: float, period: float,
-          seed) -> vcube_ps.Workload:
+          seed) -> kernel.Workload:
     """E7 (Figure 5.11), 1 u.t. = 1 ms: N_s subscribers at t = 0; Poisson swap events (a random
     subscriber leaves and, at the same instant, a random non-subscriber joins, so N_s stays
     constant); a publication every ``period`` by a random current subscriber (spec A22)."""
@@ -130,24 +132,69 @@ def churn(d: int, n_subscribers: int, swaps_per_minute: float, minutes: float, p
             leaver, joiner = members[leave], members[join]
             members[leave], members[join] = joiner, leaver
             times += [t, t]
-            ops += [vcube_ps.OP_UNSUBSCRIBE, vcube_ps.OP_SUBSCRIBE]
+            ops += [kernel.OP_UNSUBSCRIBE, kernel.OP_SUBSCRIBE]
             nodes += [leaver, joiner]
         else:
             t = pubs[p_i]
             p_i += 1
             times.append(t)
-            ops.append(vcube_ps.OP_PUBLISH)
+            ops.append(kernel.OP_PUBLISH)
             nodes.append(members[int(pick_pub.integers(n_subscribers))])
     return _build(d, 1, times, ops, nodes, np.zeros(len(times)), initial, seed)
 
 
-def poisson_publishers(d: int, publishers: int, messages: int, mean_interval: float,
-                       seed) -> vcube_ps.Workload:
-    """E8 (Figure 5.12): everyone subscribes; the first ``messages`` epochs of ``publishers``
-    Poisson sources (the same streams as the SRPT-B runs, ``srpt_broker.publication_schedule``)."""
-    from causal_lab.protocols import srpt_broker
+def publication_schedule(
+    seed: np.random.SeedSequence,
+    candidates: np.ndarray,
+    publishers: int,
+    messages: int,
+    mean_interval: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """E8 workload: the ``messages`` earliest publications of ``publishers`` Poisson sources.
 
+    ``publishers`` distinct nodes are drawn uniformly without replacement from ``candidates``
+    (stream ``"publishers"``: ``Generator.choice``).  Each one publishes at the epochs of a Poisson
+    process of mean inter-publication time ``mean_interval`` started at t = 0: row p of a
+    ``(publishers, messages)`` matrix of exponential gaps (stream ``"publication_times"``), summed
+    cumulatively.  A single publisher cannot contribute more than ``messages`` of the global
+    first ``messages`` epochs, so that many gaps per publisher are enough, and the global cap
+    (§5.6.7 "up to a limit of 128 messages") is the ``messages`` smallest epochs overall.
+    Returns ``(times, sources)`` sorted by time; the index is the message id.
+
+    VCube-PS and SRPT-S runs paired with SRPT-B call this with their own ``candidates`` (all N
+    nodes there, the non-brokers here), so their publisher sets differ but come from the same
+    streams.
+    """
+    who = rng.generator(seed, "publishers").choice(candidates, publishers, replace=False)
+    times_rng = rng.generator(seed, "publication_times")
+    gaps = times_rng.exponential(mean_interval, (publishers, messages))
+    epochs = np.cumsum(gaps, axis=1).ravel()
+    first = np.argsort(epochs, kind="stable")[:messages]
+    return epochs[first].astype(np.float64), np.asarray(who)[first // messages].astype(np.int64)
+
+
+def poisson_publishers(d: int, publishers: int, messages: int, mean_interval: float,
+                       seed) -> kernel.Workload:
+    """E8 (Figure 5.12): everyone subscribes; the first ``messages`` epochs of ``publishers``
+    Poisson sources (the same streams as the SRPT-B runs, ``publication_schedule``)."""
     n = 1 << d
-    times, who = srpt_broker.publication_schedule(seed, np.arange(n), publishers, messages,
-                                                  mean_interval)
+    times, who = publication_schedule(seed, np.arange(n), publishers, messages, mean_interval)
     return _publications(d, 1, times, who, np.zeros(len(times)), np.ones((1, n), bool), seed)
+
+
+def broker_publications(n_nodes: int, brokers: int, publishers: int, messages: int,
+                        mean_interval: float, seed) -> srpt_broker.Workload:
+    """E8 for SRPT-B (spec §5.9): P publishers among the non-brokers, ``messages`` publications,
+    a uniform root broker (stream ``"srpt_root"``)."""
+    srpt_broker.check_layout(n_nodes, brokers)
+    if not 1 <= publishers <= n_nodes - brokers:
+        raise ValueError(f"publishers must be in [1, n_nodes - brokers = {n_nodes - brokers}] "
+                         f"(publishers are subscribers), got {publishers}")
+    if messages < 1:
+        raise ValueError(f"messages must be >= 1, got {messages}")
+    if not (math.isfinite(mean_interval) and mean_interval > 0):
+        raise ValueError(f"mean_interval must be a finite number > 0, got {mean_interval!r}")
+    times, sources = publication_schedule(seed, np.arange(brokers, n_nodes), publishers, messages,
+                                          mean_interval)
+    root = int(rng.generator(seed, "srpt_root").integers(brokers))
+    return srpt_broker.Workload(n_nodes, brokers, root, times, sources)

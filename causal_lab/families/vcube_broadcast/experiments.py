@@ -12,37 +12,14 @@ import time
 
 import numpy as np
 
-from causal_lab import network, oracle, workload
-from causal_lab.experiments.base import (
-    Experiment,
-    Param,
-    non_negative,
-    positive,
-    power_of_two,
-    register,
-)
-from causal_lab.protocols import vcube_broadcast
+from causal_lab import oracle
+from causal_lab.engine import network, workload
+from causal_lab.experiment import Experiment
+from causal_lab.families.vcube_broadcast import kernel
+from causal_lab.params import Param, positive, power_of_two
 
 _N_CHECK, _N_ALLOWED = power_of_two(2, 1 << 13)
 SIZES = [8, 16, 32, 64, 128, 256, 512, 1024]
-
-NETWORK_PARAMS = (
-    Param("t_pc", float, 1.0, "processing time before the sending queue (u.t.)", check=non_negative, allowed=">= 0"),
-    Param("t_t", float, 1.0, "transmission time per packet: the queue's service time (u.t.)", check=non_negative, allowed=">= 0"),
-    Param("tpp", str, "normal", "propagation delay distribution", choices=tuple(network.TPP_DISTRIBUTIONS)),
-    Param("tpp_mean", float, 100.0, "mean propagation delay (u.t.)", check=non_negative, allowed=">= 0"),
-    Param("tpp_sigma", float, 25.0, "standard deviation of the propagation delay (u.t.)", check=non_negative, allowed=">= 0"),
-)
-
-
-def network_of(point) -> network.Network:
-    return network.Network(
-        t_pc=point["t_pc"],
-        t_t=point["t_t"],
-        tpp=point["tpp"],
-        tpp_mean=point["tpp_mean"],
-        tpp_sigma=point["tpp_sigma"],
-    )
 
 
 # histogram bins (upper edges inclusive), named as in the papers' tables and figures
@@ -56,7 +33,7 @@ def _histogram(prefix: str, values: np.ndarray, bins: dict) -> dict:
     return {f"{prefix}_{name}": int(((values >= lo) & (values <= hi)).sum()) for name, (lo, hi) in bins.items()}
 
 
-def causal_barrier_sizes(run: vcube_broadcast.Run) -> tuple[np.ndarray, np.ndarray]:
+def causal_barrier_sizes(run: kernel.Run) -> tuple[np.ndarray, np.ndarray]:
     """Direct predecessors per message, and the candidates they are chosen from (thesis §2.2.3,
     spec Figure 3.1); candidates minus direct ones are the indirect dependencies.
 
@@ -81,35 +58,13 @@ def causal_barrier_sizes(run: vcube_broadcast.Run) -> tuple[np.ndarray, np.ndarr
     return sizes, candidates
 
 
-def check_invariants(run: vcube_broadcast.Run, trees: str) -> None:
-    """Spec §2.5 I1-I3, I7 and the MTU; the oracle checks causal order (I4) separately."""
-    n = run.n_nodes
-    copies = n * (n - 1) + (n - 1 if trees == "single" else 0)  # delegate hops to the root
-    if run.duplicate_receptions or run.packet_messages.sum() != copies:
-        raise AssertionError(f"messages carried {run.packet_messages.sum()} != {copies} or duplicates")
-    if np.isnan(run.deliv_time).any():
-        raise AssertionError("a message was not delivered everywhere")
-    if run.packet_sizes[run.packet_messages > 1].max(initial=0) > 1500:
-        raise AssertionError("an aggregated packet exceeds the MTU")
-
-
-def _verified_run(point, seed, aggregate) -> tuple[vcube_broadcast.Run, oracle.Report]:
+def _verified_run(point, seed, aggregate) -> tuple[kernel.Run, oracle.Report]:
     """One simulated run, checked by the oracle and the invariants (raises otherwise)."""
-    n = point["n_nodes"]
-    run = vcube_broadcast.simulate(
-        d=n.bit_length() - 1,
-        aggregate=aggregate,
-        trees=point["trees"],
-        window=point["window"],
-        sources=point["sources"],
-        payload=point["payload"],
-        net=network_of(point),
-        seed=seed,
-    )
-    report = oracle.check(n, run.log_kind, run.log_node, run.log_msg)
-    report.assert_ok()
-    check_invariants(run, point["trees"])
-    return run, report
+    schedule = kernel.Schedule.one_shot(point["n_nodes"].bit_length() - 1, point["window"],
+                                        point["sources"], seed)
+    run = kernel.simulate(schedule, net=network.from_point(point), seed=seed, aggregate=aggregate,
+                          trees=point["trees"], payload=point["payload"])
+    return run, run.verify()
 
 
 def replicate_pairs(point, seed: np.random.SeedSequence) -> dict:
@@ -184,47 +139,45 @@ def replicate(point, seed: np.random.SeedSequence) -> dict:
 
 COMMON_PARAMS = (
     Param("n_nodes", int, 16, "number of nodes N (VCube of dimension log2 N)", check=_N_CHECK, allowed=_N_ALLOWED),
-    Param("trees", str, "per_source", "one VCube tree per source, or the single tree of node 0 (§5.5)", choices=tuple(vcube_broadcast.TREES)),
+    Param("trees", str, "per_source", "one VCube tree per source, or the single tree of node 0 (§5.5)", choices=tuple(kernel.TREES)),
     Param("window", float, 500.0, "broadcast instants are Uniform(0, window) (spec W1)", check=positive, allowed="> 0"),
     Param("sources", str, "permutation", "who broadcasts (spec W2)", choices=workload.SOURCE_MODES),
     Param("payload", int, 50, "application payload per message (bytes)", check=lambda x: x >= 0, allowed=">= 0"),
-    *NETWORK_PARAMS,
+    *network.parameters(),
 )
 
-EXPERIMENT = register(
-    Experiment(
-        name="vcube_broadcast",
-        description="Causal broadcast over VCube per-source trees, every node broadcasts once",
-        source="000 §5.1 Table 1, §5.3 Figure 7; 003 §4.5",
-        params=(
-            COMMON_PARAMS[0],
-            Param("aggregation", bool, False, "aggregate causally related messages (Algorithm 2)"),
-            *COMMON_PARAMS[1:],
-        ),
-        grid={
-            "smoke": {"n_nodes": [8, 16, 32], "aggregation": [False, True]},
-            "default": {"n_nodes": SIZES, "aggregation": [False, True]},
-            "paper": {"n_nodes": SIZES, "aggregation": [False, True]},
-        },
-        reps={"smoke": 2, "default": 3, "paper": 30},
-        replicate=replicate,
-        variant_params=("aggregation", "trees", "payload"),
-    )
+EXPERIMENT = Experiment(
+    name="vcube_broadcast",
+    description="Causal broadcast over VCube per-source trees, every node broadcasts once",
+    source="000 §5.1 Table 1, §5.3 Figure 7; 003 §4.5",
+    params=(
+        COMMON_PARAMS[0],
+        Param("aggregation", bool, False, "aggregate causally related messages (Algorithm 2)"),
+        *COMMON_PARAMS[1:],
+    ),
+    grid={
+        "smoke": {"n_nodes": [8, 16, 32], "aggregation": [False, True]},
+        "default": {"n_nodes": SIZES, "aggregation": [False, True]},
+        "paper": {"n_nodes": SIZES, "aggregation": [False, True]},
+    },
+    reps={"smoke": 2, "default": 3, "paper": 30},
+    replicate=replicate,
+    variant_params=("aggregation", "trees", "payload"),
 )
 
-PAIRS = register(
-    Experiment(
-        name="vcube_pairs",
-        description="Messages carried in two-message packets: AGG and NO_AGG runs of one replication",
-        source="000 §5.3 Figure 8; 003 §4.5.4 Figure 4.5",
-        params=COMMON_PARAMS,
-        grid={
-            "smoke": {"n_nodes": [8, 16, 32]},
-            "default": {"n_nodes": SIZES[:-1]},
-            "paper": {"n_nodes": SIZES},
-        },
-        reps={"smoke": 2, "default": 3, "paper": 30},
-        replicate=replicate_pairs,
-        variant_params=("trees", "payload"),
-    )
+PAIRS = Experiment(
+    name="vcube_pairs",
+    description="Messages carried in two-message packets: AGG and NO_AGG runs of one replication",
+    source="000 §5.3 Figure 8; 003 §4.5.4 Figure 4.5",
+    params=COMMON_PARAMS,
+    grid={
+        "smoke": {"n_nodes": [8, 16, 32]},
+        "default": {"n_nodes": SIZES[:-1]},
+        "paper": {"n_nodes": SIZES},
+    },
+    reps={"smoke": 2, "default": 3, "paper": 30},
+    replicate=replicate_pairs,
+    variant_params=("trees", "payload"),
 )
+
+EXPERIMENTS = (EXPERIMENT, PAIRS)

@@ -20,17 +20,13 @@ import time
 
 import numpy as np
 
-from causal_lab import network, oracle, pubsub_workload
-from causal_lab.experiments.base import (
-    Experiment,
-    Param,
-    ParameterError,
-    non_negative,
-    positive,
-    power_of_two,
-    register,
-)
-from causal_lab.protocols import srpt_broker, vcube_ps
+from causal_lab import oracle
+from causal_lab.engine import network
+from causal_lab.experiment import Experiment
+from causal_lab.families.vcube_ps import kernel as vcube_ps
+from causal_lab.families.vcube_ps import srpt_broker
+from causal_lab.families.vcube_ps import workload as pubsub_workload
+from causal_lab.params import Param, ParameterError, non_negative, positive, power_of_two
 
 _N_CHECK, _N_ALLOWED = power_of_two(8, vcube_ps.MAX_NODES)
 SIZES = [8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
@@ -45,9 +41,9 @@ def _fraction(x: float) -> bool:
     return 0 < x <= 1
 
 
+# thesis ch. 5's delay model (spec §3.2, A18): t_send = t_t = 1 per copy, constant t_pp = 100
 NET_PARAMS = (
-    Param("t_send", float, 1.0, "service time of one copy in a sending queue (u.t., spec §3.2, A18)", check=non_negative, allowed=">= 0"),
-    Param("t_pp", float, 100.0, "propagation delay (u.t.), constant", check=non_negative, allowed=">= 0"),
+    *network.parameters(t_pc=0.0, t_t=1.0, tpp="constant", tpp_mean=100.0, tpp_sigma=0.0),
     Param("ack_cost", str, "free", "ACKs bypass the sending queue (free) or are ordinary copies (queued), spec A4", choices=("free", "queued")),
 )
 SYSTEM = Param("system", str, "vcube_ps", "VCube-PS or the single-root-per-topic baseline SRPT-S", choices=SYSTEMS)
@@ -58,7 +54,7 @@ def _n(default: int, doc: str = "number of nodes N") -> Param:
 
 
 def _net(point) -> network.Network:
-    return network.Network.vcube_ps(t_send=point["t_send"], t_pp=point["t_pp"])
+    return network.from_point(point, tpp_negative="clip")
 
 
 def _d(point) -> int:
@@ -70,50 +66,15 @@ def _d(point) -> int:
 # ------------------------------------------------------------------------------------------
 
 
-def missing_deliveries(run: vcube_ps.Run) -> int:
-    """Publications a subscriber should have delivered but did not: for every (node, topic)
-    subscribed at the end, those started after its subscription was known everywhere (its SUB's
-    ACK wave completed), other than its own."""
-    pubs = run.pubs
-    topic, src, started = run.msg_topic[pubs], run.msg_src[pubs], run.started[pubs]
-    active = run.subscribed & np.isfinite(run.sub_done)
-    expected = 0
-    for t in range(run.subscribed.shape[0]):  # per topic: how many start after each threshold
-        times = np.sort(started[topic == t])
-        thresholds = run.sub_done[t, active[t]]
-        expected += int((len(times) - np.searchsorted(times, thresholds, side="left")).sum())
-    own = active[topic, src] & (started >= run.sub_done[topic, src])  # a node's own PUBs
-    return expected - int(own.sum()) - int(run.delivered_since[active].sum())
-
-
-def _checked(workload: vcube_ps.Workload, point, seed, static: bool) -> tuple[vcube_ps.Run, dict]:
-    """Simulate ``point["system"]`` on ``workload``, verify the run, return it and the metrics
-    every experiment shares."""
-    run = vcube_ps.simulate(workload, point["system"], net=_net(point), seed=seed,
+def _checked(workload: vcube_ps.Workload, point, seed) -> tuple[vcube_ps.Run, dict]:
+    """Simulate ``point["system"]`` on ``workload``, verify the run (``Run.verify``), return it
+    and the metrics every experiment shares."""
+    run = vcube_ps.simulate(workload, net=_net(point), seed=seed, mode=point["system"],
                             ack_cost=point["ack_cost"],
                             checkcb=point.get("checkcb", "strict"),
                             cb_prune=point.get("cb_prune", True))
-    report = oracle.check_by_topic(run.n_nodes, run.log_kind, run.log_node, run.log_msg,
-                                   run.msg_topic)
+    report = run.verify()
     c = run.counters
-    missing = missing_deliveries(run)
-    problems = []
-    if c["duplicates"] or report.duplicates:
-        problems.append(f"duplicate receptions {c['duplicates']} / deliveries {report.duplicates}")
-    if c["fifo_violations"]:
-        problems.append(f"{c['fifo_violations']} receptions out of per-source order")
-    if report.late and static:
-        problems.append(f"{report.late} deliveries after a causal successor (oracle)")
-    if c["slots_live"] or run.busy_rows or run.queued_rows:
-        problems.append(f"unfinished ACK waves {c['slots_live']}, busy queues {run.busy_rows}, "
-                        f"queued messages {run.queued_rows}")
-    if static and (report.errors or missing or c["pending_live"] or c["rejected_ops"]):
-        problems.append(f"static run: oracle errors {report.errors}, missing {missing}, blocked "
-                        f"{c['pending_live']}, rejected operations {c['rejected_ops']}")
-    if static and point["system"] == "vcube_ps" and c["false_positives"]:
-        problems.append(f"static VCube-PS run with {c['false_positives']} relay receptions")
-    if problems:
-        raise AssertionError(f"{point['system']} run failed its checks: " + "; ".join(problems))
     receptions = c["subscriber_receptions"] + c["false_positives"]
     metrics = {
         "latency": run.mean_latency(),
@@ -131,7 +92,7 @@ def _checked(workload: vcube_ps.Workload, point, seed, static: bool) -> tuple[vc
         "false_positive_pct": 100.0 * c["false_positives"] / receptions if receptions else 0.0,
         "deliveries": c["deliveries"],
         "queue_wait": c["wait_sum"] / c["copies"] if c["copies"] else 0.0,
-        "missing": missing,
+        "missing": run.missing_deliveries(),
         "blocked_end": c["pending_live"],
         "barrier_replaced": c["barrier_replaced"],
         "oracle_errors_strict": report.errors,
@@ -160,7 +121,7 @@ def _timed(replicate):
 def replicate_single(point, seed) -> dict:
     """One publication at t = 0 by a random subscriber; SRPT tree size, relays and path length."""
     w = pubsub_workload.single_publisher(_d(point), point["sub_fraction"], seed)
-    run, m = _checked(w, point, seed, static=True)
+    run, m = _checked(w, point, seed)
     members = np.flatnonzero(w.initial[0])
     publisher, root = int(w.nodes[0]), int(w.roots[0])
     others = members[members != publisher]
@@ -183,7 +144,7 @@ def replicate_single(point, seed) -> dict:
 def replicate_many(point, seed) -> dict:
     """Publishers send one message each in [0, window]; queue-length distribution per node."""
     w = pubsub_workload.many_publishers(_d(point), point["pub_fraction"], point["window"], seed)
-    run, m = _checked(w, point, seed, static=True)
+    run, m = _checked(w, point, seed)
     q = run.queue_mean
     for name, (lo, hi) in QUEUE_BINS.items():
         m[f"qbin_{name}"] = int((q == 0).sum()) if hi == 0 else int(((q > lo) & (q <= hi)).sum())
@@ -209,7 +170,7 @@ def replicate_order(point, seed) -> dict:
     """p initial publishers, everybody else reacts after its p-th delivery; causal barrier
     sizes and delivery delays."""
     w = pubsub_workload.message_order(_d(point), point["initial_publishers"], seed)
-    run, m = _checked(w, point, seed, static=True)
+    run, m = _checked(w, point, seed)
     sizes = run.barrier_size[run.pubs]
     pct = lambda mask: 100.0 * float(mask.mean())  # noqa: E731
     for name, (lo, hi) in BARRIER_BINS.items():
@@ -239,7 +200,7 @@ def replicate_order(point, seed) -> dict:
 def replicate_topics(point, seed) -> dict:
     w = pubsub_workload.topics(_d(point), point["n_topics"], point["messages"],
                                point["distribution"], point["period"], point["zipf_s"], seed)
-    run, m = _checked(w, point, seed, static=True)
+    run, m = _checked(w, point, seed)
     per_topic = np.bincount(w.topics, minlength=w.n_topics)
     m["hottest_topic_share"] = float(per_topic.max() / per_topic.sum())
     return m
@@ -261,7 +222,7 @@ def replicate_churn(point, seed) -> dict:
     else:
         rate = 0.0
     w = pubsub_workload.churn(_d(point), ns, rate, point["minutes"], point["period"], seed)
-    run, m = _checked(w, point, seed, static=rate == 0)
+    run, m = _checked(w, point, seed)
     swaps = int((w.ops == vcube_ps.OP_SUBSCRIBE).sum())
     m.update({
         # immediate pairs are a subset of oracle_late, which static runs have already shown is 0
@@ -293,7 +254,7 @@ def _stable_shares(w: vcube_ps.Workload, run: vcube_ps.Run) -> dict:
         return {"stable_nodes": int(stable.sum()), "stable_received_pct": np.nan,
                 "stable_delivered_pct": np.nan}
     received = int(run.received[np.ix_(pubs, np.flatnonzero(stable))].sum()) - own
-    delivered = int(np.count_nonzero((run.log_kind == vcube_ps.LOG_DELIVER) & stable[run.log_node]))
+    delivered = int(np.count_nonzero((run.log_kind == oracle.DELIVER) & stable[run.log_node]))
     return {"stable_nodes": int(stable.sum()), "stable_received_pct": 100.0 * received / owed,
             "stable_delivered_pct": 100.0 * delivered / owed}
 
@@ -310,23 +271,29 @@ def replicate_brokers(point, seed) -> dict:
     system = point["system"]
     if system.startswith("srpt_b"):
         started = time.perf_counter()
-        run = srpt_broker.simulate(n_nodes=point["n_nodes"], brokers=int(system[6:]),
-                                   publishers=point["publishers"], messages=point["messages"],
-                                   mean_interval=point["mean_interval"], net=_net(point), seed=seed)
-        in_order = (run.delivery_order == run.root_order[None, :]).all()
-        if not in_order or (run.received != len(run.times)).any():
-            raise AssertionError("SRPT-B: a subscriber missed a message or got it out of order")
+        w = pubsub_workload.broker_publications(point["n_nodes"], int(system[6:]), point["publishers"],
+                                                point["messages"], point["mean_interval"], seed)
+        run = srpt_broker.simulate(w, net=_net(point), seed=seed)
+        run.verify()
         return {"latency": run.total_mean, "tree_latency": run.tree_mean,
                 "bs_latency": run.bs_mean, "events": run.events,
                 "wall_seconds": time.perf_counter() - started}
     w = pubsub_workload.poisson_publishers(_d(point), point["publishers"], point["messages"],
                                            point["mean_interval"], seed)
-    _, m = _checked(w, point, seed, static=True)
+    _, m = _checked(w, point, seed)
     m.update({"tree_latency": m["latency"], "bs_latency": 0.0})
     return m
 
 
+def _check_links(point) -> None:
+    """SRPT-S and SRPT-B deliver on reception, which needs FIFO links (a constant t_pp)."""
+    if point["system"] != "vcube_ps" and point["tpp"] != "constant":
+        raise ParameterError(f"system {point['system']!r} delivers on reception and needs FIFO links: "
+                             f"tpp must be 'constant', got {point['tpp']!r}")
+
+
 def _check_churn(point) -> None:
+    _check_links(point)
     if point["n_subscribers"] >= point["n_nodes"]:
         raise ParameterError(f"n_subscribers must be < n_nodes (a pool of candidates, spec A5), "
                              f"got {point['n_subscribers']} >= {point['n_nodes']}")
@@ -336,12 +303,13 @@ def _check_churn(point) -> None:
 
 
 def _check_brokers(point) -> None:
+    _check_links(point)
     system = point["system"]
     if system.startswith("srpt_b") and int(system[6:]) >= point["n_nodes"]:
         raise ParameterError(f"{system}: brokers must be fewer than n_nodes={point['n_nodes']}")
 
 
-SINGLE = register(Experiment(
+SINGLE = Experiment(
     name="ps_single",
     description="One publisher, one message: VCube-PS vs SRPT-S latency, #PUB, relays",
     source="003 §5.6.2 Figures 5.6 and 5.7",
@@ -354,10 +322,11 @@ SINGLE = register(Experiment(
     },
     reps={"smoke": 2, "default": 10, "paper": 40},
     replicate=_timed(replicate_single),
+    validate_point=_check_links,
     variant_params=("system",),
-))
+)
 
-MANY = register(Experiment(
+MANY = Experiment(
     name="ps_many",
     description="Several publishers of one topic (all subscribed): latency and queue loads",
     source="003 §5.6.3 Figure 5.8 and Table 5.1",
@@ -366,15 +335,16 @@ MANY = register(Experiment(
             SYSTEM, *NET_PARAMS),
     grid={
         "smoke": {"n_nodes": [8, 16, 32, 64], "pub_fraction": [0.25, 1.0], "system": list(SYSTEMS)},
-        "default": {"n_nodes": SIZES[:8], "pub_fraction": [0.25, 1.0], "system": list(SYSTEMS), "t_pp": [100.0, 1000.0]},
-        "paper": {"n_nodes": SIZES, "pub_fraction": [0.25, 1.0], "system": list(SYSTEMS), "t_pp": [100.0, 1000.0]},
+        "default": {"n_nodes": SIZES[:8], "pub_fraction": [0.25, 1.0], "system": list(SYSTEMS), "tpp_mean": [100.0, 1000.0]},
+        "paper": {"n_nodes": SIZES, "pub_fraction": [0.25, 1.0], "system": list(SYSTEMS), "tpp_mean": [100.0, 1000.0]},
     },
     reps={"smoke": 1, "default": 2, "paper": 10},  # 40 do not fit: see notebook 33
     replicate=_timed(replicate_many),
+    validate_point=_check_links,
     variant_params=("system", "ack_cost"),
-))
+)
 
-ORDER = register(Experiment(
+ORDER = Experiment(
     name="ps_order",
     description="Message order: causal barrier sizes and delivery delays (reactive publications)",
     source="003 §5.6.4 Figure 5.9",
@@ -391,9 +361,9 @@ ORDER = register(Experiment(
     reps={"smoke": 2, "default": 5, "paper": 40},
     replicate=_timed(replicate_order),
     variant_params=("cb_prune", "checkcb", "ack_cost"),
-))
+)
 
-TOPICS = register(Experiment(
+TOPICS = Experiment(
     name="ps_topics",
     description="128 topics, every node publishes every 500 u.t. on a uniform or Zipf topic",
     source="003 §5.6.5 Figure 5.10",
@@ -410,10 +380,11 @@ TOPICS = register(Experiment(
     },
     reps={"smoke": 1, "default": 1, "paper": 10},  # 40 do not fit: see notebook 36
     replicate=_timed(replicate_topics),
+    validate_point=_check_links,
     variant_params=("system", "ack_cost", "distribution", "zipf_s"),
-))
+)
 
-CHURN = register(Experiment(
+CHURN = Experiment(
     name="ps_churn",
     description="Churn: swaps of subscribers at a t_med label or churn rate; 1 u.t. = 1 ms",
     source="003 §5.6.6 Figure 5.11",
@@ -436,10 +407,9 @@ CHURN = register(Experiment(
     # churn labels are variants too: the static baseline and the churn runs of one replication
     # start from the same subscribers and publication stream (paired comparisons, E7-3/E7-4)
     variant_params=("system", "ack_cost", "t_med", "churn_pct", "checkcb"),
-    revision=2,  # 1: oracle_late_immediate; 2: dropped and the stable subscribers' shares
-))
+)
 
-BROKERS = register(Experiment(
+BROKERS = Experiment(
     name="ps_brokers",
     description="VCube-PS, SRPT-S and broker-based SRPT-B (32/256/2048 brokers), 4096 nodes",
     source="003 §5.6.7 Figure 5.12",
@@ -456,4 +426,6 @@ BROKERS = register(Experiment(
     replicate=_timed(replicate_brokers),
     validate_point=_check_brokers,
     variant_params=("system", "ack_cost"),
-))
+)
+
+EXPERIMENTS = (SINGLE, MANY, ORDER, TOPICS, CHURN, BROKERS)

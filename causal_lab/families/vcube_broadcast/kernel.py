@@ -43,8 +43,10 @@ import dataclasses
 
 import numba
 import numpy as np
-from causal_lab import events, kernel_state, network, topology, workload
-from causal_lab.buffers import grown
+from causal_lab import oracle
+from causal_lab.engine import events, network, state, workload
+from causal_lab.engine.run import Run as BaseRun
+from causal_lab.topology import vcube as topology
 
 BROADCAST = 0
 ARRIVAL = 1
@@ -53,11 +55,9 @@ ENTRY_BYTES = 4
 PER_SOURCE = 0
 SINGLE_TREE = 1
 TREES = {"per_source": PER_SOURCE, "single": SINGLE_TREE}
-LOG_BROADCAST = 0
-LOG_DELIVER = 1
 
-# Everything a run mutates: node state, messages, pending lists, packets, the log (a numba
-# structref, see causal_lab.kernel_state).
+# Everything a run mutates: node state, messages, pending lists, holds, packets, the log (a numba
+# structref with named fields, see causal_lab.engine.state).
 STATE_FIELDS = (
         # configuration
         "d", "n", "aggregate", "trees", "payload", "header", "mtu", "net", "net_state",
@@ -70,30 +70,48 @@ STATE_FIELDS = (
         "recv_time", "deliv_time", "recv_pkt",
         # PENDING per node: insertion-ordered doubly linked list over entries e = m * n + i
         "p_head", "p_tail", "p_next", "p_prev", "n_pending", "max_pending",
-        # holds for forwarding: missing predecessors per (entry, level), waiting lists per (node, source)
-        "hold_count", "hold", "f_head", "f_entry", "f_need", "f_level", "f_next",
-        # deliveries: blocked messages parked per (node, source)
-        "w_head", "w_msg", "w_pos", "w_next",
-        # packets
-        "pkt_sender", "pkt_receiver", "pkt_first", "pkt_len", "pkt_msgs", "pkt_size",
-        "pkt_wait", "pkt_mtu_closed",
+        # holds for forwarding: missing predecessors per (entry, level); table ``holds`` of
+        # waiting records (columns H_*) listed per (node, source) from ``h_head``
+        "hold_count", "hold", "h_head", "holds",
+        # deliveries: blocked messages parked per (node, source): table ``parked`` (P_*)
+        "w_head", "parked",
+        # packets: table ``pkts`` (PK_*), their messages, queue waits
+        "pkts", "pkt_msgs", "pkt_wait",
         # event log for the oracle, and counters [duplicate receptions, events]
-        "log_kind", "log_node", "log_msg", "counters",
+        "log", "counters",
         # reusable work lists (allocating a typed list per call costs more than the work)
         "scratch", "part", "ready", "tops",
 )
-# tops[...]: fill levels of the growable arrays and of the work lists (numpy arrays rather than
-# typed lists: a typed-list access is a call into C, an array access is one load)
-T_DEP, T_F, T_W, T_PKT, T_PKT_MSGS, T_LOG = range(6)
+# tops[...]: fill levels of the tables and arrays
+T_DEP, T_HOLDS, T_PARKED, T_PKT, T_PKT_MSGS, T_LOG = range(6)
+H_ENTRY, H_NEED, H_LEVEL, H_NEXT = range(4)  # a missing predecessor count..need of an entry
+P_MSG, P_POS, P_NEXT = range(3)  # a message parked until a vector entry grows
+PK_FIRST, PK_LEN, PK_SENDER, PK_RECEIVER, PK_SIZE, PK_MTU_CLOSED = range(6)
 POOL = 1024  # initial size of the growable arrays
-StateType, State = kernel_state.define("State", STATE_FIELDS, __name__)
+StateType, State = state.define("State", STATE_FIELDS, __name__)
 
 
 @dataclasses.dataclass
-class Run:
+class Schedule:
+    """The workload: who broadcasts when (ids in broadcast order) in a d-VCube."""
+
+    d: int
+    times: np.ndarray  # float64[M], sorted
+    sources: np.ndarray  # int64[M]
+
+    @classmethod
+    def one_shot(cls, d: int, window: float = 500.0, sources: str = "permutation",
+                 seed: np.random.SeedSequence | None = None) -> "Schedule":
+        """Seed 000 §5 (spec §3.4): N broadcasts in [0, window] (``engine.workload.one_shot``)."""
+        seed = seed if seed is not None else np.random.SeedSequence(0)
+        return cls(d, *workload.one_shot(1 << d, window, sources, seed))
+
+
+@dataclasses.dataclass
+class Run(BaseRun):
     """What one simulated run produced (arrays indexed by message id = broadcast order)."""
 
-    n_nodes: int
+    trees: str
     sources: np.ndarray  # int64[M]
     times: np.ndarray  # float64[M] broadcast instants
     entries: np.ndarray  # int64[M] Birman-compressed vector-clock entries
@@ -109,10 +127,22 @@ class Run:
     queue_wait: np.ndarray  # float64[packets]
     max_pending: np.ndarray  # int64[N] per node, maximum number of received undelivered messages
     duplicate_receptions: int
-    log_kind: np.ndarray  # int8: LOG_BROADCAST or LOG_DELIVER
-    log_node: np.ndarray  # int64
-    log_msg: np.ndarray  # int64
-    events: int
+
+    def invariants(self, report) -> list[str]:
+        """Spec §2.5 I1-I3, I7 and the MTU, beside the oracle's causal order (I4)."""
+        n = self.n_nodes
+        copies = len(self.sources) * (n - 1)
+        if self.trees == "single":  # a source other than the root first hands its message over
+            copies += int((self.sources != 0).sum())
+        problems = super().invariants(report)
+        if self.duplicate_receptions or self.packet_messages.sum() != copies:
+            problems.append(f"messages carried {self.packet_messages.sum()} != {copies} "
+                            f"or {self.duplicate_receptions} duplicate receptions")
+        if np.isnan(self.deliv_time).any():
+            problems.append("a message was not delivered everywhere")
+        if self.packet_sizes[self.packet_messages > 1].max(initial=0) > 1500:
+            problems.append("an aggregated packet exceeds the MTU")
+        return problems
 
 
 def new_state(d, n_messages, aggregate, trees, payload, net: network.Network, seed) -> State:
@@ -120,24 +150,25 @@ def new_state(d, n_messages, aggregate, trees, payload, net: network.Network, se
     n = 1 << d
     m = n_messages
     i64 = np.int64
-    return State(
-        d, n, aggregate, trees, payload, net.header, net.mtu, net.params(seed),
-        network.new_state(n),
-        np.zeros((n, n), np.int32), np.zeros((n, n), np.int32), np.zeros((n, n), np.bool_),
-        np.zeros(n, np.int64),
-        np.full(m, -1, np.int64), np.zeros(m, np.int64), np.zeros((m, n), np.int32),
-        np.zeros(m + 1, np.int64), np.empty(POOL, i64), np.empty(POOL, i64),
-        np.zeros(m, np.int64), np.full(n * (m + 2), -1, np.int64),
-        np.full((m, n), np.nan), np.full((m, n), np.nan), np.full((m, n), -1, np.int64),
-        np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.full(m * n, -1, np.int64),
-        np.full(m * n, -1, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-        np.zeros((m * n, d + 1), np.int32), np.zeros(m * n, np.int8), np.full(n * n, -1, np.int64),
-        np.empty(POOL, i64), np.empty(POOL, i64), np.empty(POOL, i64), np.empty(POOL, i64),
-        np.full(n * n, -1, np.int64), np.empty(POOL, i64), np.empty(POOL, i64), np.empty(POOL, i64),
-        *(np.empty(POOL, i64) for _ in range(6)), np.empty(POOL), np.empty(POOL, np.bool_),
-        np.empty(POOL, np.int8), np.empty(POOL, i64), np.empty(POOL, i64),
-        np.zeros(2, np.int64), np.empty(m + 1, i64), np.empty(m + 1, i64), np.empty(m + 1, i64),
-        np.zeros(6, np.int64),
+    return State.create(
+        d=d, n=n, aggregate=aggregate, trees=trees, payload=payload, header=net.header,
+        mtu=net.mtu, net=net.params(seed), net_state=network.new_state(n),
+        vc=np.zeros((n, n), np.int32), vmax=np.zeros((n, n), np.int32),
+        changed=np.zeros((n, n), np.bool_), n_changed=np.zeros(n, i64),
+        msg_src=np.full(m, -1, i64), msg_seq=np.zeros(m, i64), msg_vc=np.zeros((m, n), np.int32),
+        dep_ptr=np.zeros(m + 1, i64), dep_src=np.empty(POOL, i64), dep_cnt=np.empty(POOL, i64),
+        entries=np.zeros(m, i64), seq_msg=np.full(n * (m + 2), -1, i64),
+        recv_time=np.full((m, n), np.nan), deliv_time=np.full((m, n), np.nan),
+        recv_pkt=np.full((m, n), -1, i64),
+        p_head=np.full(n, -1, i64), p_tail=np.full(n, -1, i64), p_next=np.full(m * n, -1, i64),
+        p_prev=np.full(m * n, -1, i64), n_pending=np.zeros(n, i64), max_pending=np.zeros(n, i64),
+        hold_count=np.zeros((m * n, d + 1), np.int32), hold=np.zeros(m * n, np.int8),
+        h_head=np.full(n * n, -1, i64), holds=state.table(4, POOL),
+        w_head=np.full(n * n, -1, i64), parked=state.table(3, POOL),
+        pkts=state.table(6, POOL), pkt_msgs=np.empty(POOL, i64), pkt_wait=np.empty(POOL),
+        log=state.new_log(POOL), counters=np.zeros(2, i64),
+        scratch=np.empty(m + 1, i64), part=np.empty(m + 1, i64), ready=np.empty(m + 1, i64),
+        tops=np.zeros(6, i64),
     )
 
 
@@ -153,8 +184,8 @@ def define_message(st, m, s, vc_row):
     st.msg_seq[m] = vc_row[s]
     st.seq_msg[s * (len(st.msg_src) + 2) + vc_row[s]] = m
     k = st.tops[T_DEP]
-    st.dep_src = grown(st.dep_src, k + st.n)
-    st.dep_cnt = grown(st.dep_cnt, k + st.n)
+    st.dep_src = state.grown(st.dep_src, k + st.n)
+    st.dep_cnt = state.grown(st.dep_cnt, k + st.n)
     dep_src, dep_cnt = st.dep_src, st.dep_cnt
     for l in range(st.n):
         st.msg_vc[m, l] = vc_row[l]
@@ -175,7 +206,7 @@ def broadcast(st, q, m, i, now):
     st.changed[i, :] = False
     st.n_changed[i] = 0
     st.deliv_time[m, i] = now
-    kernel_state.log(st, T_LOG, LOG_BROADCAST, i, m)
+    state.log(st, T_LOG, oracle.BROADCAST, i, m)
     one = st.scratch
     one[0] = m
     if st.trees == SINGLE_TREE and i != 0:
@@ -187,13 +218,14 @@ def broadcast(st, q, m, i, now):
 
 @numba.njit(cache=True)
 def on_packet(st, q, p, i, now):
-    j = st.pkt_sender[p]
+    j = st.pkts[p, PK_SENDER]
     if st.trees == SINGLE_TREE:
         kids = topology.n_tree_children(i, 0, st.d)
     else:
         kids = topology.children_after(i, j)
     pkt_msgs, msg_src, recv_time = st.pkt_msgs, st.msg_src, st.recv_time
-    for k in range(st.pkt_first[p], st.pkt_first[p] + st.pkt_len[p]):
+    first = st.pkts[p, PK_FIRST]
+    for k in range(first, first + st.pkts[p, PK_LEN]):
         m = pkt_msgs[k]
         if msg_src[m] == i:  # single tree: my own message coming back down the tree
             one = st.scratch
@@ -287,18 +319,13 @@ def _need(st, e, i, l, count):
     if level > st.hold[e]:
         st.hold[e] = level
     slot = i * st.n + l
-    w = st.tops[T_F]
-    if w >= len(st.f_entry):
-        st.f_entry = grown(st.f_entry, w + 1)
-        st.f_need = grown(st.f_need, w + 1)
-        st.f_level = grown(st.f_level, w + 1)
-        st.f_next = grown(st.f_next, w + 1)
-    st.f_entry[w] = e
-    st.f_need[w] = count
-    st.f_level[w] = level
-    st.f_next[w] = st.f_head[slot]
-    st.f_head[slot] = w
-    st.tops[T_F] = w + 1
+    st.holds, w = state.append(st.holds, st.tops, T_HOLDS)
+    holds = st.holds
+    holds[w, H_ENTRY] = e
+    holds[w, H_NEED] = count
+    holds[w, H_LEVEL] = level
+    holds[w, H_NEXT] = st.h_head[slot]
+    st.h_head[slot] = w
 
 
 @numba.njit(cache=True)
@@ -316,19 +343,20 @@ def _advance_vmax(st, i, s):
     if not moved or not st.aggregate:
         return
     slot = i * st.n + s
-    w = st.f_head[slot]
-    st.f_head[slot] = -1
+    holds = st.holds
+    w = st.h_head[slot]
+    st.h_head[slot] = -1
     while w != -1:
-        nxt = st.f_next[w]
-        if st.f_need[w] <= st.vmax[i, s]:
-            e = st.f_entry[w]
-            level = st.f_level[w]
+        nxt = holds[w, H_NEXT]
+        if holds[w, H_NEED] <= st.vmax[i, s]:
+            e = holds[w, H_ENTRY]
+            level = holds[w, H_LEVEL]
             st.hold_count[e, level] -= 1
             while st.hold[e] > 0 and st.hold_count[e, st.hold[e]] == 0:
                 st.hold[e] -= 1
         else:
-            st.f_next[w] = st.f_head[slot]
-            st.f_head[slot] = w
+            holds[w, H_NEXT] = st.h_head[slot]
+            st.h_head[slot] = w
         w = nxt
 
 
@@ -356,16 +384,12 @@ def _deliverable(st, i, x, pos):
 
 @numba.njit(cache=True)
 def _park(st, slot, x, pos):
-    w = st.tops[T_W]
-    if w >= len(st.w_msg):
-        st.w_msg = grown(st.w_msg, w + 1)
-        st.w_pos = grown(st.w_pos, w + 1)
-        st.w_next = grown(st.w_next, w + 1)
-    st.w_msg[w] = x
-    st.w_pos[w] = pos
-    st.w_next[w] = st.w_head[slot]
+    st.parked, w = state.append(st.parked, st.tops, T_PARKED)
+    parked = st.parked
+    parked[w, P_MSG] = x
+    parked[w, P_POS] = pos
+    parked[w, P_NEXT] = st.w_head[slot]
     st.w_head[slot] = w
-    st.tops[T_W] = w + 1
 
 
 @numba.njit(cache=True)
@@ -380,7 +404,8 @@ def _deliver_ready(st, i, p, now):
     n, vc, msg_src, changed, deliv_time = st.n, st.vc, st.msg_src, st.changed, st.deliv_time
     w_head = st.w_head
     pkt_msgs, recv_pkt = st.pkt_msgs, st.recv_pkt
-    for k in range(st.pkt_first[p], st.pkt_first[p] + st.pkt_len[p]):
+    first = st.pkts[p, PK_FIRST]
+    for k in range(first, first + st.pkts[p, PK_LEN]):
         x = pkt_msgs[k]
         if recv_pkt[x, i] == p and _deliverable(st, i, x, -1):
             ready[count] = x
@@ -395,13 +420,14 @@ def _deliver_ready(st, i, p, now):
             st.n_changed[i] += 1
         deliv_time[x, i] = now
         _remove_pending(i, x * n + i, st.p_head, st.p_tail, st.p_next, st.p_prev, st.n_pending)
-        kernel_state.log(st, T_LOG, LOG_DELIVER, i, x)
+        state.log(st, T_LOG, oracle.DELIVER, i, x)
         slot = i * n + s
         w = w_head[slot]
         w_head[slot] = -1
         while w != -1:
-            nxt, y = st.w_next[w], st.w_msg[w]  # (parking may grow the arrays: re-read them)
-            if _deliverable(st, i, y, st.w_pos[w]):
+            # parking may grow the table: read it through the struct each time
+            nxt, y, pos = st.parked[w, P_NEXT], st.parked[w, P_MSG], st.parked[w, P_POS]
+            if _deliverable(st, i, y, pos):
                 ready[count] = y
                 count += 1
             w = nxt
@@ -457,33 +483,25 @@ def _send_split(st, q, i, k, count, now):
 def _send(st, q, i, k, msgs, count, now, mtu_closed):
     """One packet with ``msgs[:count]`` from i to k."""
     tops = st.tops
-    p, first = tops[T_PKT], tops[T_PKT_MSGS]
-    if first + count > len(st.pkt_msgs):
-        st.pkt_msgs = grown(st.pkt_msgs, first + count)
-    if p >= len(st.pkt_first):
-        st.pkt_first = grown(st.pkt_first, p + 1)
-        st.pkt_sender = grown(st.pkt_sender, p + 1)
-        st.pkt_receiver = grown(st.pkt_receiver, p + 1)
-        st.pkt_len = grown(st.pkt_len, p + 1)
-        st.pkt_size = grown(st.pkt_size, p + 1)
-        st.pkt_mtu_closed = grown(st.pkt_mtu_closed, p + 1)
-        st.pkt_wait = grown(st.pkt_wait, p + 1)
-    pkt_msgs, payload, entries = st.pkt_msgs, st.payload, st.entries
+    first = tops[T_PKT_MSGS]
+    st.pkt_msgs = state.grown(st.pkt_msgs, first + count)
+    tops[T_PKT_MSGS] = first + count
+    st.pkts, p = state.append(st.pkts, tops, T_PKT)
+    st.pkt_wait = state.grown(st.pkt_wait, p + 1)
+    pkts, pkt_msgs, payload, entries = st.pkts, st.pkt_msgs, st.payload, st.entries
     size = st.header
     for b in range(count):
         x = msgs[b]
         pkt_msgs[first + b] = x
         size += _message_size(payload, entries[x])
-    st.pkt_first[p] = first
-    st.pkt_sender[p] = i
-    st.pkt_receiver[p] = k
-    st.pkt_len[p] = count
-    st.pkt_size[p] = size
-    st.pkt_mtu_closed[p] = mtu_closed
+    pkts[p, PK_FIRST] = first
+    pkts[p, PK_SENDER] = i
+    pkts[p, PK_RECEIVER] = k
+    pkts[p, PK_LEN] = count
+    pkts[p, PK_SIZE] = size
+    pkts[p, PK_MTU_CLOSED] = mtu_closed
     arrival, wait = network.send(st.net, st.net_state, i, now)
     st.pkt_wait[p] = wait
-    tops[T_PKT] = p + 1
-    tops[T_PKT_MSGS] = first + count
     events.schedule(q, arrival, ARRIVAL, p, k)
 
 
@@ -508,42 +526,43 @@ def _run(st, times, sources):
 
 @numba.njit(cache=True)
 def _outputs(st):
-    """What a run returns: the filled parts of the growable arrays."""
-    p, k = st.tops[T_PKT], st.tops[T_LOG]
+    """What a run returns: the filled parts of the tables (one compiled call instead of a
+    compiled getter per field)."""
+    p = st.tops[T_PKT]
     return (st.entries, st.msg_vc, st.recv_time, st.deliv_time, st.recv_pkt, st.max_pending,
-            st.counters, st.pkt_sender[:p].copy(), st.pkt_len[:p].copy(), st.pkt_size[:p].copy(),
-            st.pkt_mtu_closed[:p].copy(), st.pkt_wait[:p].copy(), st.log_kind[:k].copy(),
-            st.log_node[:k].copy(), st.log_msg[:k].copy())
+            st.counters, st.pkts[:p].copy(), st.pkt_wait[:p].copy(), st.log, st.tops[T_LOG])
 
 
 def simulate(
-    d: int,
-    aggregate: bool = False,
-    trees: str = "per_source",
-    window: float = 500.0,
-    sources: str = "permutation",
-    payload: int = 50,
+    schedule: Schedule,
+    *,
     net: network.Network | None = None,
     seed: np.random.SeedSequence | None = None,
+    aggregate: bool = False,
+    trees: str = "per_source",
+    payload: int = 50,
 ) -> Run:
-    """One run in which the scheduled nodes broadcast (spec §3.4); see the module docstring."""
-    if d < 1:
-        raise ValueError(f"d must be >= 1, got {d}")
+    """Run ``schedule`` (the kernel contract of ``causal_lab.engine.run``); see the module
+    docstring.  Variants: ``aggregate`` (Algorithm 2), ``trees`` (per source or the single tree
+    of node 0), ``payload`` bytes per message."""
+    if schedule.d < 1:
+        raise ValueError(f"d must be >= 1, got {schedule.d}")
     if trees not in TREES:
         raise ValueError(f"trees must be one of {', '.join(TREES)}, got {trees!r}")
     net = net or network.Network()
     seed = seed if seed is not None else np.random.SeedSequence(0)
-    n = 1 << d
-    times, who = workload.one_shot(n, window, sources, seed)
-    st = new_state(d, len(times), bool(aggregate), TREES[trees], int(payload), net, seed)
+    times, who = schedule.times, schedule.sources
+    st = new_state(schedule.d, len(times), bool(aggregate), TREES[trees], int(payload), net, seed)
     _run(st, times, who)
-    (entries, vcs, recv, deliv, recv_pkt, max_pending, counters,
-     sender, length, size, closed, wait, kind, node, msg) = _outputs(st)
+    (entries, vcs, recv, deliv, recv_pkt, max_pending, counters, pkts, wait, log,
+     log_len) = _outputs(st)
+    log_kind, log_node, log_msg = state.log_arrays(log, log_len)
     return Run(
-        n_nodes=n, sources=who, times=times, entries=entries, vector_clocks=vcs,
-        recv_time=recv, deliv_time=deliv, recv_packet=recv_pkt,
-        packets=len(length), packet_sender=sender, packet_sizes=size, packet_messages=length,
-        packet_mtu_closed=closed, queue_wait=wait, max_pending=max_pending,
-        duplicate_receptions=int(counters[0]),
-        log_kind=kind, log_node=node, log_msg=msg, events=int(counters[1]),
+        n_nodes=1 << schedule.d, log_kind=log_kind, log_node=log_node, log_msg=log_msg,
+        events=int(counters[1]), trees=trees, sources=who, times=times,
+        entries=entries, vector_clocks=vcs, recv_time=recv, deliv_time=deliv,
+        recv_packet=recv_pkt, packets=len(pkts),
+        packet_sender=pkts[:, PK_SENDER].copy(), packet_sizes=pkts[:, PK_SIZE].copy(),
+        packet_messages=pkts[:, PK_LEN].copy(), packet_mtu_closed=pkts[:, PK_MTU_CLOSED] != 0,
+        queue_wait=wait, max_pending=max_pending, duplicate_receptions=int(counters[0]),
     )

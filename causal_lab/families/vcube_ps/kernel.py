@@ -69,8 +69,10 @@ import dataclasses
 import numba
 import numpy as np
 
-from causal_lab import events, kernel_state, network, rng, topology
-from causal_lab.buffers import grown
+from causal_lab import oracle
+from causal_lab.engine import events, network, rng, state
+from causal_lab.engine.run import Run as BaseRun
+from causal_lab.topology import vcube as topology
 
 VCUBE_PS = 0
 SRPT = 1
@@ -87,7 +89,6 @@ CHECKCB_RULES = {"strict": STRICT, "lenient": LENIENT, "safe": SAFE}
 SUB, UNS, PUB = 0, 1, 2  # message types (spec §2.1); ACKs are their own event kind
 OP_PUBLISH, OP_SUBSCRIBE, OP_UNSUBSCRIBE = 0, 1, 2  # workload operations (Algorithm 3)
 EV_OP, EV_MSG, EV_ACK, EV_REACT = 0, 1, 2, 3
-LOG_BROADCAST, LOG_DELIVER = 0, 1  # the oracle's event kinds
 NODE_BITS = 13  # event payloads pack (slot, sender, receiver): N <= 8192
 MAX_NODES = 1 << NODE_BITS
 _MASK = (1 << NODE_BITS) - 1
@@ -98,9 +99,12 @@ C_SUB_RECEPTIONS, C_FALSE_POSITIVES, C_DUPLICATES, C_DELIVERIES = range(6, 10)
 C_DELAY_ZERO, C_DELAY_LT10, C_DELAY_GT50, C_CB_REPLACED, C_REJECTED = range(10, 15)
 C_SLOTS_LIVE, C_PENDING_LIVE, C_COPIES, C_FIFO_VIOLATIONS = range(15, 19)
 N_COUNTERS = 19
-# tops[...]: fill levels and free-list heads of the growable pools (numpy arrays, not typed
-# lists: a typed-list access is a call into C, an array access is one load)
+# tops[...]: fill levels and free-list heads of the growable tables (see causal_lab.engine.state)
 T_SLOTS, T_SLOT_FREE, T_ENTRIES, T_ENTRY_FREE, T_TUPLES, T_TUPLE_FREE, T_CB, T_LOG, T_READY = range(9)
+# columns of the tables: ACK slots, membership tuples, pending PUBs (not_delvs)
+SL_PARENT, SL_PSLOT, SL_NB, SL_MSG, SL_HEAD, SL_TAIL = range(6)
+TU_NODE, TU_CODE, TU_NEXT = range(3)
+PE_MSG, PE_ROW, PE_POS, PE_NEXT = range(4)
 # fcounters[...]
 F_LATENCY_SUM, F_DELAY_SUM, F_DELAY_MAX, F_WAIT_SUM, F_LATENCY_MAX, F_FROM_START_SUM = range(6)
 N_FCOUNTERS = 6
@@ -116,21 +120,20 @@ FIELDS = (
     # messages
     "n_msgs", "m_type", "m_src", "m_topic", "m_c", "m_created", "m_started", "m_finished",
     "m_next", "cb_ptr", "cb_len", "cb_data", "recv",
-    # pending pool (not_delvs): message, row, scan position, reception time, next in its list
-    # (waiting list or free list)
-    "pe_msg", "pe_row", "pe_pos", "pe_recv", "pe_next",
-    # ACK slots: parent node (-1 = source/root), parent's slot (free-list link when free), ACKs
-    # still expected, message, membership data (linked list of tuples)
-    "sl_parent", "sl_pslot", "sl_nb", "sl_msg", "sl_head", "sl_tail",
-    "tu_node", "tu_code", "tu_next", "tops",
+    # pending PUBs (not_delvs), table PE_*: message, row, scan position, next in its list
+    # (waiting list or free list); and their reception times
+    "pending", "pe_recv",
+    # ACK slots, table SL_*: parent node (-1 = source/root), parent's slot (free-list link
+    # when free), ACKs still expected, message, membership data (a linked list of the
+    # tuples table TU_*)
+    "slots", "tuples", "tops",
     # observables
-    "counters", "fcounters", "q_sum", "q_cnt", "q_max",
-    "log_kind", "log_node", "log_msg",
+    "counters", "fcounters", "q_sum", "q_cnt", "q_max", "log",
     # work lists
     "chd", "ready",
 )
 POOL = 1024  # initial size of the growable pools
-StateType, State = kernel_state.define("State", FIELDS, __name__)
+StateType, State = state.define("State", FIELDS, __name__)
 
 
 def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *, checkcb=STRICT,
@@ -142,32 +145,36 @@ def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *,
     off = np.zeros(d + 1, np.int64)
     for level in range(1, d + 1):
         off[level] = n - (n >> (level - 1))
-    return State(
-        d, n, n_topics, mode, checkcb, prune, ack_queued, react_p,
-        rng.stream_key(seed, "t_wait"), net.params(seed), network.new_state(n),
-        np.asarray(roots, np.int64), off,
-        np.zeros(n, np.int64), np.zeros(rows, np.bool_), np.full(rows, -1, np.int64),
-        np.full(rows, -1, np.int64), np.full(rows, -1, np.int64), np.full(rows, -1, np.int64),
-        np.full(rows, np.inf), np.zeros(rows, np.int64), np.zeros(n, np.int64),
-        np.zeros(n, np.bool_),
-        np.zeros(rows * n, np.int32), np.zeros(rows * n, np.int32),
-        np.full(rows * n, -1, np.int32), np.zeros(rows * n, np.bool_),
-        np.full(rows * n, -1, np.int32), np.full(rows * n, -1, np.int32),
-        np.full(rows * n, -1, np.int32), np.zeros(rows * n, np.int32),
-        np.full(rows * n, -1, np.int32), np.zeros(rows * n, np.int32), np.zeros(rows, np.int64),
-        np.full(rows * n, -1, np.int32),
-        np.zeros(1, np.int64), np.zeros(capacity, np.int8), np.zeros(capacity, np.int64),
-        np.zeros(capacity, np.int64), np.zeros(capacity, np.int64),
-        np.full(capacity, np.nan), np.full(capacity, np.nan), np.full(capacity, np.nan),
-        np.full(capacity, -1, np.int64), np.zeros(capacity, np.int64), np.zeros(capacity, np.int64),
-        np.empty(POOL, np.int64), np.zeros(capacity * n, np.bool_),
-        *(np.empty(POOL, np.int64) for _ in range(3)), np.empty(POOL), np.empty(POOL, np.int64),
-        *(np.empty(POOL, np.int64) for _ in range(6)),
-        np.empty(POOL, np.int32), np.empty(POOL, np.int32), np.empty(POOL, np.int64), tops,
-        np.zeros(N_COUNTERS, np.int64), np.zeros(N_FCOUNTERS, np.float64),
-        np.zeros(n, np.float64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-        np.empty(POOL, np.int8), np.empty(POOL, np.int32), np.empty(POOL, np.int64),
-        np.empty(d + 1, np.int64), np.empty(POOL, np.int64),
+    i64, i32 = np.int64, np.int32
+    per_row_node = rows * n
+    return State.create(
+        d=d, n=n, n_topics=n_topics, mode=mode, checkcb=checkcb, prune=prune,
+        ack_queued=ack_queued, react_p=react_p, react_key=rng.stream_key(seed, "t_wait"),
+        net=net.params(seed), net_state=network.new_state(n), roots=np.asarray(roots, i64),
+        off=off,
+        counter=np.zeros(n, i64), subscribed=np.zeros(rows, np.bool_), busy=np.full(rows, -1, i64),
+        bq_head=np.full(rows, -1, i64), bq_tail=np.full(rows, -1, i64),
+        last_op=np.full(rows, -1, i64), sub_done=np.full(rows, np.inf),
+        deliv_since=np.zeros(rows, i64), deliv_count=np.zeros(n, i64),
+        published=np.zeros(n, np.bool_),
+        views=np.zeros(per_row_node, i32), cnt=np.zeros(per_row_node, i32),
+        first_rec=np.full(per_row_node, -1, i32), heard=np.zeros(per_row_node, np.bool_),
+        last_delvs=np.full(per_row_node, -1, i32), last_recv=np.full(per_row_node, -1, i32),
+        cbv=np.full(per_row_node, -1, i32), cb_members=np.zeros(per_row_node, i32),
+        cb_msg=np.full(per_row_node, -1, i32), cb_idx=np.zeros(per_row_node, i32),
+        cb_count=np.zeros(rows, i64), w_head=np.full(per_row_node, -1, i32),
+        n_msgs=np.zeros(1, i64), m_type=np.zeros(capacity, np.int8),
+        m_src=np.zeros(capacity, i64), m_topic=np.zeros(capacity, i64),
+        m_c=np.zeros(capacity, i64), m_created=np.full(capacity, np.nan),
+        m_started=np.full(capacity, np.nan), m_finished=np.full(capacity, np.nan),
+        m_next=np.full(capacity, -1, i64), cb_ptr=np.zeros(capacity, i64),
+        cb_len=np.zeros(capacity, i64), cb_data=np.empty(POOL, i64),
+        recv=np.zeros(capacity * n, np.bool_),
+        pending=state.table(4, POOL), pe_recv=np.empty(POOL),
+        slots=state.table(6, POOL), tuples=state.table(3, POOL), tops=tops,
+        counters=np.zeros(N_COUNTERS, i64), fcounters=np.zeros(N_FCOUNTERS, np.float64),
+        q_sum=np.zeros(n, np.float64), q_cnt=np.zeros(n, i64), q_max=np.zeros(n, i64),
+        log=state.new_log(POOL), chd=np.empty(d + 1, i64), ready=np.empty(POOL, i64),
     )
 
 
@@ -319,71 +326,47 @@ def _send_ack(st, q, i, j, parent_slot, carrier, now):
 @numba.njit(cache=True)
 def _new_slot(st, parent, parent_slot, nb, m):
     st.counters[C_SLOTS_LIVE] += 1
-    tops = st.tops
-    e = tops[T_SLOT_FREE]
-    if e != -1:
-        tops[T_SLOT_FREE] = st.sl_pslot[e]
-    else:
-        e = tops[T_SLOTS]
-        tops[T_SLOTS] = e + 1
-        if e >= len(st.sl_parent):
-            st.sl_parent = grown(st.sl_parent, e + 1)
-            st.sl_pslot = grown(st.sl_pslot, e + 1)
-            st.sl_nb = grown(st.sl_nb, e + 1)
-            st.sl_msg = grown(st.sl_msg, e + 1)
-            st.sl_head = grown(st.sl_head, e + 1)
-            st.sl_tail = grown(st.sl_tail, e + 1)
-    st.sl_parent[e] = parent
-    st.sl_pslot[e] = parent_slot
-    st.sl_nb[e] = nb
-    st.sl_msg[e] = m
-    st.sl_head[e] = -1
-    st.sl_tail[e] = -1
+    st.slots, e = state.take(st.slots, st.tops, T_SLOTS, T_SLOT_FREE, SL_PSLOT)
+    st.slots[e, SL_PARENT] = parent
+    st.slots[e, SL_PSLOT] = parent_slot
+    st.slots[e, SL_NB] = nb
+    st.slots[e, SL_MSG] = m
+    st.slots[e, SL_HEAD] = -1
+    st.slots[e, SL_TAIL] = -1
     return e
 
 
 @numba.njit(cache=True)
 def _free_slot(st, e):
     st.counters[C_SLOTS_LIVE] -= 1
-    st.sl_pslot[e] = st.tops[T_SLOT_FREE]
-    st.tops[T_SLOT_FREE] = e
+    state.release(st.slots, st.tops, T_SLOT_FREE, SL_PSLOT, e)
 
 
 @numba.njit(cache=True)
 def _append_tuple(st, e, node, code):
     """Add <node, op, rc> to the membership data of slot e (A4:101)."""
-    tops = st.tops
-    f = tops[T_TUPLE_FREE]
-    if f != -1:
-        tops[T_TUPLE_FREE] = st.tu_next[f]
+    st.tuples, f = state.take(st.tuples, st.tops, T_TUPLES, T_TUPLE_FREE, TU_NEXT)
+    st.tuples[f, TU_NODE] = node
+    st.tuples[f, TU_CODE] = code
+    st.tuples[f, TU_NEXT] = -1
+    if st.slots[e, SL_TAIL] == -1:
+        st.slots[e, SL_HEAD] = f
     else:
-        f = tops[T_TUPLES]
-        tops[T_TUPLES] = f + 1
-        if f >= len(st.tu_node):
-            st.tu_node = grown(st.tu_node, f + 1)
-            st.tu_code = grown(st.tu_code, f + 1)
-            st.tu_next = grown(st.tu_next, f + 1)
-    st.tu_node[f] = node
-    st.tu_code[f] = code
-    st.tu_next[f] = -1
-    if st.sl_tail[e] == -1:
-        st.sl_head[e] = f
-    else:
-        st.tu_next[st.sl_tail[e]] = f
-    st.sl_tail[e] = f
+        st.tuples[st.slots[e, SL_TAIL], TU_NEXT] = f
+    st.slots[e, SL_TAIL] = f
 
 
 @numba.njit(cache=True)
 def _free_tuples(st, e):
-    if st.sl_head[e] != -1:
-        st.tu_next[st.sl_tail[e]] = st.tops[T_TUPLE_FREE]
-        st.tops[T_TUPLE_FREE] = st.sl_head[e]
+    if st.slots[e, SL_HEAD] != -1:
+        st.tuples[st.slots[e, SL_TAIL], TU_NEXT] = st.tops[T_TUPLE_FREE]
+        st.tops[T_TUPLE_FREE] = st.slots[e, SL_HEAD]
 
 
 @numba.njit(cache=True)
 def _send_acks(st, q, i, j, parent_slot, carrier, now):
     """SENDACKS (A4:99-102): a subscriber that never received from the source adds its tuple."""
-    m = st.sl_msg[carrier]
+    m = st.slots[carrier, SL_MSG]
     t = st.m_topic[m]
     if st.mode == VCUBE_PS and _is_subscriber(st, i, t):
         base = (i * st.n_topics + t) * st.n
@@ -441,7 +424,7 @@ def _co_broadcast(st, q, i, t, typ, now):
         st.last_op[row] = m
     if st.mode == SRPT:
         if typ == PUB:  # the publisher delivers its own message at once
-            kernel_state.log(st, T_LOG, LOG_BROADCAST, i, m)
+            state.log(st, T_LOG, oracle.BROADCAST, i, m)
         root = st.roots[t]
         if i == root:
             st.recv[m * st.n + i] = True
@@ -478,7 +461,7 @@ def _advance(st, q, i, t, now):
             if st.first_rec[base + i] == -1:
                 st.first_rec[base + i] = c  # A4:20-21
             st.heard[base + i] = True
-            kernel_state.log(st, T_LOG, LOG_BROADCAST, i, m)  # A4:22: self-delivery
+            state.log(st, T_LOG, oracle.BROADCAST, i, m)  # A4:22: self-delivery
             st.last_delvs[base + i] = c  # A4:23
             _freeze_barrier(st, row, m)  # A4:24-25
             _wake(st, row, i, now)
@@ -527,7 +510,7 @@ def _forget_topic(st, row):
     for s in range(st.n):
         e = st.w_head[base + s]
         while e != -1:
-            nxt = st.pe_next[e]
+            nxt = st.pending[e, PE_NEXT]
             _free_entry(st, e)
             e = nxt
         st.w_head[base + s] = -1
@@ -574,7 +557,7 @@ def _on_message(st, q, m, i, j, slot_code, now):
         if typ != PUB:  # every node keeps the subscriber knowledge of the topic
             _update(st.views, st.cnt, st.off, base, src, seq + 1 if typ == SUB else -seq - 1)
         if typ == PUB and sub and i != src:
-            kernel_state.log(st, T_LOG, LOG_DELIVER, i, m)
+            state.log(st, T_LOG, oracle.DELIVER, i, m)
             _count_delivery(st, row, i, m, 0.0)
         if slot_code == 0:  # the delegated copy reached the root
             _root_start(st, q, m, now)
@@ -612,33 +595,33 @@ def _on_message(st, q, m, i, j, slot_code, now):
 @numba.njit(cache=True)
 def _on_ack(st, q, carrier, i, j, e, now):
     """An ACK from child j reaches i, for the message of i's slot e (A4:60-67, then part 2)."""
-    m = st.sl_msg[e]
+    m = st.slots[e, SL_MSG]
     # A4:63: m.data <- m.data U mem (linked lists: O(1))
-    if st.sl_head[carrier] != -1:
-        if st.sl_head[e] == -1:
-            st.sl_head[e] = st.sl_head[carrier]
+    if st.slots[carrier, SL_HEAD] != -1:
+        if st.slots[e, SL_HEAD] == -1:
+            st.slots[e, SL_HEAD] = st.slots[carrier, SL_HEAD]
         else:
-            st.tu_next[st.sl_tail[carrier]] = st.sl_head[e]
-            st.sl_head[e] = st.sl_head[carrier]
-        if st.sl_tail[e] == -1:
-            st.sl_tail[e] = st.sl_tail[carrier]
+            st.tuples[st.slots[carrier, SL_TAIL], TU_NEXT] = st.slots[e, SL_HEAD]
+            st.slots[e, SL_HEAD] = st.slots[carrier, SL_HEAD]
+        if st.slots[e, SL_TAIL] == -1:
+            st.slots[e, SL_TAIL] = st.slots[carrier, SL_TAIL]
     _free_slot(st, carrier)
-    st.sl_nb[e] -= 1
+    st.slots[e, SL_NB] -= 1
     done = False
-    if st.sl_nb[e] == 0:
-        if st.sl_parent[e] != -1:
-            _send_acks(st, q, i, st.sl_parent[e], st.sl_pslot[e], e, now)  # e now carries it up
+    if st.slots[e, SL_NB] == 0:
+        if st.slots[e, SL_PARENT] != -1:
+            _send_acks(st, q, i, st.slots[e, SL_PARENT], st.slots[e, SL_PSLOT], e, now)  # e now carries it up
         else:
             done = True
     t = st.m_topic[m]
     if st.mode == VCUBE_PS and _is_subscriber(st, i, t):  # A4:75-76
         base = (i * st.n_topics + t) * st.n
         views, cnt, off = st.views, st.cnt, st.off
-        tu_node, tu_code, tu_next = st.tu_node, st.tu_code, st.tu_next
-        f = st.sl_head[e]
+        tuples = st.tuples
+        f = st.slots[e, SL_HEAD]
         while f != -1:
-            _update(views, cnt, off, base, tu_node[f], tu_code[f])
-            f = tu_next[f]
+            _update(views, cnt, off, base, tuples[f, TU_NODE], tuples[f, TU_CODE])
+            f = tuples[f, TU_NEXT]
     if done:
         _free_tuples(st, e)
         _free_slot(st, e)
@@ -663,7 +646,7 @@ def _freeze_barrier(st, row, m):
     base = row * st.n
     ptr = st.tops[T_CB]
     count = st.cb_count[row]
-    st.cb_data = grown(st.cb_data, ptr + count)
+    st.cb_data = state.grown(st.cb_data, ptr + count)
     st.cb_ptr[m] = ptr
     st.tops[T_CB] = ptr + count
     for k in range(count):
@@ -707,39 +690,27 @@ def _barrier_remove(st, base, row, s, c):
 @numba.njit(cache=True)
 def _new_entry(st, m, row, now):
     st.counters[C_PENDING_LIVE] += 1
-    tops = st.tops
-    e = tops[T_ENTRY_FREE]
-    if e != -1:
-        tops[T_ENTRY_FREE] = st.pe_next[e]
-    else:
-        e = tops[T_ENTRIES]
-        tops[T_ENTRIES] = e + 1
-        if e >= len(st.pe_msg):
-            st.pe_msg = grown(st.pe_msg, e + 1)
-            st.pe_row = grown(st.pe_row, e + 1)
-            st.pe_pos = grown(st.pe_pos, e + 1)
-            st.pe_recv = grown(st.pe_recv, e + 1)
-            st.pe_next = grown(st.pe_next, e + 1)
-    st.pe_msg[e] = m
-    st.pe_row[e] = row
-    st.pe_pos[e] = 0
+    st.pending, e = state.take(st.pending, st.tops, T_ENTRIES, T_ENTRY_FREE, PE_NEXT)
+    st.pe_recv = state.grown(st.pe_recv, e + 1)
+    st.pending[e, PE_MSG] = m
+    st.pending[e, PE_ROW] = row
+    st.pending[e, PE_POS] = 0
     st.pe_recv[e] = now
-    st.pe_next[e] = -1
+    st.pending[e, PE_NEXT] = -1
     return e
 
 
 @numba.njit(cache=True)
 def _free_entry(st, e):
     st.counters[C_PENDING_LIVE] -= 1
-    st.pe_next[e] = st.tops[T_ENTRY_FREE]
-    st.tops[T_ENTRY_FREE] = e
+    state.release(st.pending, st.tops, T_ENTRY_FREE, PE_NEXT, e)
 
 
 @numba.njit(cache=True)
 def _push_ready(st, e):
     k = st.tops[T_READY]
     if k >= len(st.ready):
-        st.ready = grown(st.ready, k + 1)
+        st.ready = state.grown(st.ready, k + 1)
     st.ready[k] = e
     st.tops[T_READY] = k + 1
 
@@ -747,9 +718,9 @@ def _push_ready(st, e):
 @numba.njit(cache=True)
 def _scan(st, e):
     """CHECKCB from the entry's scan position; park it on the first unsatisfied source."""
-    m, row = st.pe_msg[e], st.pe_row[e]
+    m, row = st.pending[e, PE_MSG], st.pending[e, PE_ROW]
     base = row * st.n
-    p, end, ptr = st.pe_pos[e], st.cb_len[m], st.cb_ptr[m]
+    p, end, ptr = st.pending[e, PE_POS], st.cb_len[m], st.cb_ptr[m]
     cb_data, m_src, m_c = st.cb_data, st.m_src, st.m_c
     first_rec, last_delvs, rule = st.first_rec, st.last_delvs, st.checkcb
     while p < end:
@@ -760,12 +731,12 @@ def _scan(st, e):
                 or (rule == LENIENT and first == -1)):
             p += 1
             continue
-        st.pe_pos[e] = p
+        st.pending[e, PE_POS] = p
         w_head = st.w_head
-        st.pe_next[e] = w_head[base + s]
+        st.pending[e, PE_NEXT] = w_head[base + s]
         w_head[base + s] = e
         return False
-    st.pe_pos[e] = p
+    st.pending[e, PE_POS] = p
     return True
 
 
@@ -777,8 +748,8 @@ def _wake(st, row, s, now):
     e = w_head[key]
     w_head[key] = -1
     while e != -1:
-        nxt = st.pe_next[e]
-        st.pe_next[e] = -1
+        nxt = st.pending[e, PE_NEXT]
+        st.pending[e, PE_NEXT] = -1
         if _scan(st, e):
             _push_ready(st, e)
         e = nxt
@@ -795,12 +766,12 @@ def _drain(st, q, now):
 
 @numba.njit(cache=True)
 def _deliver(st, q, e, now):
-    m, row = st.pe_msg[e], st.pe_row[e]
+    m, row = st.pending[e, PE_MSG], st.pending[e, PE_ROW]
     i = row // st.n_topics
     base = row * st.n
     m_src, m_c = st.m_src, st.m_c
     s = m_src[m]
-    kernel_state.log(st, T_LOG, LOG_DELIVER, i, m)
+    state.log(st, T_LOG, oracle.DELIVER, i, m)
     _count_delivery(st, row, i, m, now - st.pe_recv[e])
     _free_entry(st, e)
     last_delvs = st.last_delvs
@@ -895,8 +866,7 @@ def _outputs(st):
     m = st.n_msgs[0]
     return (st.m_type[:m].copy(), st.m_src[:m].copy(), st.m_topic[:m].copy(), st.m_c[:m].copy(),
             st.m_created[:m].copy(), st.m_started[:m].copy(), st.m_finished[:m].copy(),
-            st.cb_len[:m].copy(), st.recv[:m * st.n].copy(), st.log_kind[:st.tops[T_LOG]].copy(),
-            st.log_node[:st.tops[T_LOG]].astype(np.int64), st.log_msg[:st.tops[T_LOG]].copy())
+            st.cb_len[:m].copy(), st.recv[:m * st.n].copy(), st.log, st.tops[T_LOG])
 
 
 @dataclasses.dataclass
@@ -922,11 +892,12 @@ class Workload:
 
 
 @dataclasses.dataclass
-class Run:
+class Run(BaseRun):
     """What one run produced; per-message arrays are indexed by message id (creation order)."""
 
     mode: str
-    n_nodes: int
+    checkcb: str
+    static: bool  # no SUBSCRIBE or UNSUBSCRIBE after t = 0: everyone owes everything
     msg_type: np.ndarray
     msg_src: np.ndarray
     msg_topic: np.ndarray
@@ -945,10 +916,88 @@ class Run:
     delivered_since: np.ndarray  # int[T, N]: deliveries of messages started after that
     busy_rows: int  # (node, topic) queues still waiting for ACKs at the end
     queued_rows: int
-    log_kind: np.ndarray
-    log_node: np.ndarray
-    log_msg: np.ndarray
     state: object  # the kernel's final State (views, first_rec, ...), for tests and notebooks
+
+    def oracle_report(self, per_delivery: bool = False) -> oracle.Report:
+        """Causal order is owed within each topic only (thesis §5.4)."""
+        return oracle.check_by_topic(self.n_nodes, self.log_kind, self.log_node, self.log_msg,
+                                     self.msg_topic, per_delivery=per_delivery)
+
+    def missing_deliveries(self) -> int:
+        """Publications a subscriber should have delivered but did not: for every (node, topic)
+        subscribed at the end, those started after its subscription was known everywhere (its
+        SUB's ACK wave completed), other than its own."""
+        pubs = self.pubs
+        topic, src, started = self.msg_topic[pubs], self.msg_src[pubs], self.started[pubs]
+        active = self.subscribed & np.isfinite(self.sub_done)
+        expected = 0
+        for t in range(self.subscribed.shape[0]):  # per topic: how many start after each threshold
+            times = np.sort(started[topic == t])
+            thresholds = self.sub_done[t, active[t]]
+            expected += int((len(times) - np.searchsorted(times, thresholds, side="left")).sum())
+        own = active[topic, src] & (started >= self.sub_done[topic, src])  # a node's own PUBs
+        return expected - int(own.sum()) - int(self.delivered_since[active].sum())
+
+    def order_flaw(self) -> str:
+        """The published CHECKCB reading that can deliver a message before its causal past in
+        this run (a known flaw, reported by notebooks 35 and 37), or '' if none can: the prose's
+        lenient rule skips an entry whose source was never heard from, in any run; the
+        pseudo-code's strict rule skips an entry whose source's first received PUB is later,
+        which under churn skips that entry's own causal past too.  The safe rule is exact."""
+        if self.mode != "vcube_ps":
+            return ""
+        if self.checkcb == "lenient":
+            return "CHECKCB lenient"
+        return "CHECKCB strict under churn" if self.checkcb == "strict" and not self.static else ""
+
+    def _out_of_order(self, report) -> int:
+        """Deliveries out of causal order: after a causal successor, and in a static run (where
+        everyone owes everything) also before a predecessor."""
+        return max(report.late, report.errors) if self.static else report.late
+
+    def violations(self, report) -> int:
+        """Duplicates, and deliveries out of causal order unless ``order_flaw`` explains them.
+        Under churn a joiner legitimately misses older messages, so only late deliveries count
+        (thesis §5.4.1)."""
+        return report.duplicates + (0 if self.order_flaw() else self._out_of_order(report))
+
+    def undelivered(self, report) -> int:
+        """Static runs: publications a subscriber never delivered.  Under churn, relays with
+        stale views skip subscribers by design (spec §2.10): counted as a known flaw instead."""
+        return self.missing_deliveries() if self.static else 0
+
+    def invariants(self, report) -> list[str]:
+        """The oracle (``violations``, ``undelivered``), no duplicate reception, per-source FIFO
+        receptions, every ACK wave completed and no message left in a queue; static runs also
+        leave nothing blocked, reject no operation, and VCube-PS relays no PUB through a
+        non-subscriber there."""
+        c = self.counters
+        problems = []
+        if self.violations(report) or self.undelivered(report):
+            problems.append(f"causality oracle: {self.violations(report)} violations, "
+                            f"{self.undelivered(report)} undelivered; {report}")
+        if c["duplicates"]:
+            problems.append(f"{c['duplicates']} duplicate receptions")
+        if c["fifo_violations"]:
+            problems.append(f"{c['fifo_violations']} receptions out of per-source order")
+        if c["slots_live"] or self.busy_rows or self.queued_rows:
+            problems.append(f"unfinished ACK waves {c['slots_live']}, busy queues {self.busy_rows}, "
+                            f"queued messages {self.queued_rows}")
+        if self.static and (c["pending_live"] or c["rejected_ops"]):
+            problems.append(f"static run: blocked {c['pending_live']}, rejected operations "
+                            f"{c['rejected_ops']}")
+        if self.static and self.mode == "vcube_ps" and c["false_positives"]:
+            problems.append(f"static VCube-PS run with {c['false_positives']} relay receptions")
+        return problems
+
+    def known_flaws(self, report) -> dict[str, int]:
+        flaws = {}
+        if self.order_flaw() and self._out_of_order(report):
+            flaws[f"out of causal order, {self.order_flaw()}"] = self._out_of_order(report)
+        if not self.static and self.mode == "vcube_ps":
+            if missing := self.missing_deliveries():
+                flaws["publications owed to a subscriber and not delivered under churn"] = missing
+        return flaws
 
     @property
     def pubs(self) -> np.ndarray:
@@ -972,10 +1021,18 @@ FCOUNTER_NAMES = ("latency_sum", "delay_sum", "delay_max", "wait_sum", "latency_
                   "from_start_sum")
 
 
-def simulate(workload: Workload, mode: str = "vcube_ps", *, net: network.Network | None = None,
-             seed: np.random.SeedSequence | None = None, ack_cost: str = "free",
-             checkcb: str = "strict", cb_prune: bool = True) -> Run:
-    """Run ``workload`` under VCube-PS or SRPT-S; see the module docstring."""
+def thesis_network(t_t: float = 1.0, tpp_mean: float = 100.0, tpp_sigma: float = 0.0) -> network.Network:
+    """Thesis ch. 5's delay model (vcube_ps spec §3.2): no t_pc, t_send = ``t_t`` per copy,
+    constant t_pp (or jittered, clipped at 0)."""
+    return network.Network(t_pc=0.0, t_t=t_t, tpp="normal" if tpp_sigma > 0 else "constant",
+                           tpp_mean=tpp_mean, tpp_sigma=tpp_sigma, tpp_negative="clip")
+
+
+def simulate(workload: Workload, *, net: network.Network | None = None,
+             seed: np.random.SeedSequence | None = None, mode: str = "vcube_ps",
+             ack_cost: str = "free", checkcb: str = "strict", cb_prune: bool = True) -> Run:
+    """Run ``workload`` under VCube-PS or SRPT-S (the kernel contract of
+    ``causal_lab.engine.run``); see the module docstring."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if ack_cost not in ("free", "queued"):
@@ -984,7 +1041,7 @@ def simulate(workload: Workload, mode: str = "vcube_ps", *, net: network.Network
         raise ValueError(f"checkcb must be one of {', '.join(CHECKCB_RULES)}, got {checkcb!r}")
     if not 1 <= workload.d <= NODE_BITS:
         raise ValueError(f"d must be in 1..{NODE_BITS} (N <= {MAX_NODES}), got {workload.d}")
-    net = net or network.Network.vcube_ps()
+    net = net or thesis_network()
     if mode == "srpt" and net.tpp != "constant":
         raise ValueError("SRPT-S delivers on reception, which needs FIFO links: use a constant t_pp")
     seed = seed if seed is not None else np.random.SeedSequence(0)
@@ -994,14 +1051,16 @@ def simulate(workload: Workload, mode: str = "vcube_ps", *, net: network.Network
     install_membership(st, np.asarray(workload.initial, bool))
     _run(st, np.asarray(workload.times, np.float64), np.asarray(workload.ops, np.int64),
          np.asarray(workload.nodes, np.int64), np.asarray(workload.topics, np.int64))
-    (typ, src, topic, c, created, started, finished, cb_len, recv,
-     log_kind, log_node, log_msg) = _outputs(st)
+    (typ, src, topic, c, created, started, finished, cb_len, recv, log, log_len) = _outputs(st)
+    log_kind, log_node, log_msg = state.log_arrays(log, log_len)
     n, n_topics = workload.n, workload.n_topics
     counters = dict(zip(COUNTER_NAMES, (int(x) for x in st.counters)))
     counters.update(zip(FCOUNTER_NAMES, (float(x) for x in st.fcounters)))
     q_cnt = np.asarray(st.q_cnt)
     return Run(
-        mode=mode, n_nodes=n, msg_type=typ, msg_src=src, msg_topic=topic, msg_counter=c,
+        n_nodes=n, log_kind=log_kind, log_node=log_node, log_msg=log_msg,
+        events=counters["events"], mode=mode, checkcb=checkcb,
+        static=bool((np.asarray(workload.ops) == OP_PUBLISH).all()), msg_type=typ, msg_src=src, msg_topic=topic, msg_counter=c,
         created=created, started=started, finished=finished, barrier_size=cb_len,
         received=recv.reshape(len(typ), n), counters=counters,
         queue_mean=np.divide(np.asarray(st.q_sum), q_cnt, out=np.zeros(n), where=q_cnt > 0),
@@ -1010,6 +1069,5 @@ def simulate(workload: Workload, mode: str = "vcube_ps", *, net: network.Network
         sub_done=np.asarray(st.sub_done).reshape(n, n_topics).T.copy(),
         delivered_since=np.asarray(st.deliv_since).reshape(n, n_topics).T.copy(),
         busy_rows=int((np.asarray(st.busy) != -1).sum()),
-        queued_rows=int((np.asarray(st.bq_head) != -1).sum()),
-        log_kind=log_kind, log_node=log_node, log_msg=log_msg, state=st,
+        queued_rows=int((np.asarray(st.bq_head) != -1).sum()), state=st,
     )

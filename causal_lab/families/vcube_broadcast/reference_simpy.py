@@ -1,6 +1,6 @@
 """A small SimPy reference model of causal broadcast over VCube trees (NO_AGG variant).
 
-Why this module exists.  ``causal_lab.protocols.vcube_broadcast`` is fast because it is
+Why this module exists.  The kernel (``causal_lab.families.vcube_broadcast.kernel``) is fast because it is
 clever: it runs inside numba, computes a packet's departure the moment the packet is queued
 (no departure events), and delivers with per-entry waiting lists instead of rescanning.  This
 module is the opposite: the same network and protocol written the way the texts describe
@@ -43,8 +43,9 @@ import dataclasses
 import numpy as np
 import simpy
 
-from causal_lab import network, topology, workload
-from causal_lab.protocols.vcube_broadcast import ENTRY_BYTES, SOURCE_ID_BYTES
+from causal_lab.engine import network
+from causal_lab.families.vcube_broadcast.kernel import ENTRY_BYTES, SOURCE_ID_BYTES, Schedule
+from causal_lab.topology import vcube as topology
 
 TIE_ORDERS = ("decision", "departure")
 ARRIVAL_PRIORITY = 2  # arrivals come after SimPy's URGENT (0) and NORMAL (1) events
@@ -220,19 +221,19 @@ class Arrival(simpy.Event):
 
 
 def simulate(
-    d: int,
-    window: float = 500.0,
-    sources: str = "permutation",
-    payload: int = 50,
+    schedule: Schedule,
+    *,
     net: network.Network | None = None,
     seed: np.random.SeedSequence | None = None,
+    payload: int = 50,
     tie_order: str = "decision",
 ) -> ReferenceRun:
-    """One run with the same inputs, and the same outputs, as ``vcube_broadcast.simulate``.
+    """One run with the same inputs, and the same outputs, as the kernel's ``simulate``.
 
     ``tie_order`` orders packets arriving at the same instant: ``"decision"`` (the kernel's
     rule, see ``Arrival``) or ``"departure"`` (SimPy's natural order for a plain timeout).
     """
+    d = schedule.d
     if d < 1:
         raise ValueError(f"d must be >= 1, got {d}")
     if tie_order not in TIE_ORDERS:
@@ -240,7 +241,7 @@ def simulate(
     net = net or network.Network()
     seed = seed if seed is not None else np.random.SeedSequence(0)
     n = 1 << d
-    times, who = workload.one_shot(n, window, sources, seed)
+    times, who = schedule.times, schedule.sources
     sim = Simulation(d, len(times), payload, net, seed, tie_order)
 
     def broadcaster(message_id: int):

@@ -1,0 +1,152 @@
+"""The mutable state of a compiled protocol kernel: a struct with named fields, growable tables,
+free lists and the event log.
+
+A kernel's state (node arrays, message tables, work lists, the event log) is one numba
+*structref*: a mutable struct passed by reference.  A named tuple of ~50 arrays would be copied
+at every call and have the reference count of each array updated, which profiling showed to be
+half the run time of a kernel.
+
+``define("State", FIELDS, __name__)`` returns ``(StateType, State)``: the numba type and the
+Python class.  ``State.create(name=value, ...)`` builds one from named fields (every field
+exactly once, so a forgotten or misspelt field is an error, not a silent shift).  Python code
+(tests, notebooks) reads a field as an attribute and gets the very array the kernel mutates.
+
+Growable tables.  Kernels fill tables whose final size is not known in advance (packets, waiting
+lists, ACK slots).  A table is one 2-D ``int64`` array, one row per record and one column per
+field, with its fill level (and, for records that are freed and reused, the head of a free list
+linked through one of its columns) in the kernel's ``tops`` array.  ``append`` and ``take`` hand
+out a row and double the table when it is full, ``release`` gives a row back: amortised O(1) like
+a list, but each read or write is a plain memory access, whereas a ``numba.typed.List`` access is a
+call into C.  Both return the table, which may be a new, larger array: assign it back to the
+struct field (``st.slots, e = state.take(st.slots, ...)``).
+
+The event log, the input of ``causal_lab.oracle``, is such a table with the columns
+``LOG_KIND`` (``oracle.BROADCAST`` or ``oracle.DELIVER``), ``LOG_NODE`` and ``LOG_MSG``: ``log``
+appends one entry and ``log_arrays`` returns the filled part as the oracle's three arrays.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba.experimental import structref
+
+LOG_KIND, LOG_NODE, LOG_MSG = range(3)
+LOG_COLUMNS = 3
+
+
+def _preprocess_fields(self, fields):
+    return tuple((name, numba.types.unliteral(typ)) for name, typ in fields)
+
+
+def define(name: str, fields: tuple[str, ...], module: str):
+    """Create the structref type ``<name>Type`` and its proxy class ``<name>`` in ``module``.
+
+    Both classes must then be bound to those names in ``module`` (so that numba's on-disk cache
+    can find them again), e.g. ``StateType, State = define("State", FIELDS, __name__)``.
+    """
+    typ = type(f"{name}Type", (numba.types.StructRef,), {
+        "preprocess_fields": _preprocess_fields, "__module__": module,
+    })
+    structref.register(typ)
+    getters: dict = {}
+
+    def __getattr__(self, attr):
+        if attr not in fields:
+            raise AttributeError(attr)
+        if attr not in getters:
+            namespace: dict = {}
+            exec(f"def get(st):\n    return st.{attr}\n", namespace)
+            getters[attr] = numba.njit(namespace["get"])
+        return getters[attr](self)
+
+    def create(cls, **values):
+        """A new state from named fields: every field of the struct exactly once."""
+        missing = [f for f in fields if f not in values]
+        unknown = [f for f in values if f not in fields]
+        if missing or unknown:
+            raise TypeError(f"{name}.create: missing fields {missing}, unknown fields {unknown}")
+        return cls(*(values[f] for f in fields))
+
+    proxy = type(name, (structref.StructRefProxy,), {
+        "__getattr__": __getattr__, "__module__": module, "create": classmethod(create),
+        "__doc__": f"Kernel state with fields: {', '.join(fields)}.",
+    })
+    structref.define_proxy(proxy, typ, list(fields))
+    return typ, proxy
+
+
+def table(columns: int, rows: int = 1024) -> np.ndarray:
+    """An empty growable table (its fill level lives in the kernel's ``tops``)."""
+    return np.empty((rows, columns), np.int64)
+
+
+def new_log(rows: int = 1024) -> np.ndarray:
+    return table(LOG_COLUMNS, rows)
+
+
+@numba.njit(cache=True)
+def grown(a, need):
+    """``a`` itself if it holds at least ``need`` items, else a copy at least twice as large."""
+    if need <= len(a):
+        return a
+    b = np.empty(max(need, 2 * len(a)), a.dtype)
+    b[:len(a)] = a
+    return b
+
+
+@numba.njit(cache=True)
+def grown_rows(a, need):
+    """``grown`` for a table: ``a`` itself if it has ``need`` rows, else a copy with at least
+    twice as many."""
+    if need <= a.shape[0]:
+        return a
+    b = np.empty((max(need, 2 * a.shape[0]), a.shape[1]), a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+@numba.njit(cache=True)
+def append(tab, tops, fill):
+    """A new row at the end of ``tab`` (fill level ``tops[fill]``); returns (table, row)."""
+    e = tops[fill]
+    tops[fill] = e + 1
+    return grown_rows(tab, e + 1), e
+
+
+@numba.njit(cache=True)
+def take(tab, tops, fill, free, link):
+    """A row for a new record: the head of the free list ``tops[free]`` (-1: empty), whose rows
+    are linked through column ``link``, else a new row at the end; returns (table, row)."""
+    e = tops[free]
+    if e != -1:
+        tops[free] = tab[e, link]
+        return tab, e
+    return append(tab, tops, fill)
+
+
+@numba.njit(cache=True)
+def release(tab, tops, free, link, e):
+    """Give row ``e`` back to the free list ``tops[free]``."""
+    tab[e, link] = tops[free]
+    tops[free] = e
+
+
+@numba.njit(cache=True)
+def log(st, top, kind, node, msg):
+    """Append (kind, node, message) to a kernel's event log, the input of ``causal_lab.oracle``.
+
+    ``st`` is any kernel state with the fields ``log`` (a table of ``LOG_COLUMNS`` columns) and
+    ``tops``, where ``tops[top]`` is the log's fill level.
+    """
+    st.log, k = append(st.log, st.tops, top)
+    st.log[k, LOG_KIND] = kind
+    st.log[k, LOG_NODE] = node
+    st.log[k, LOG_MSG] = msg
+
+
+def log_arrays(log_table: np.ndarray, entries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The first ``entries`` log entries as the oracle's (kind int8, node int64, msg int64)."""
+    filled = np.asarray(log_table)[:entries]
+    return (filled[:, LOG_KIND].astype(np.int8), filled[:, LOG_NODE].copy(),
+            filled[:, LOG_MSG].copy())

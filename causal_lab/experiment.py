@@ -1,0 +1,81 @@
+"""What an experiment is: named parameters, a sweep grid per scale, and a replication function.
+
+An experiment never loops over replications itself: ``causal_lab.sweep`` expands the grid
+into (parameter point, replication) tasks, gives each one its own ``SeedSequence`` and calls
+``Experiment.replicate`` once per task, locally or on Spark.  A replication returns a flat
+dict of metrics (one Parquet row); keeping it flat lets Spark SQL aggregate any column.
+
+Experiments live in their family's ``experiments.py`` (``EXPERIMENTS``, a tuple); the catalog
+(``causal_lab.catalog``) finds them, nothing registers itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from causal_lab.params import SCALES, Param, ParameterError
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+    """A named simulation experiment.
+
+    ``grid[scale]`` maps swept parameter names to the list of values of that scale; every other
+    parameter takes its default.  ``reps[scale]`` is the number of replications per point.
+    ``replicate(params, seed)`` runs one replication and returns a flat dict of metrics
+    (str, int, float or bool values); it must be a pure function of its arguments.
+    """
+
+    name: str
+    description: str
+    source: str
+    params: tuple[Param, ...]
+    grid: Mapping[str, Mapping[str, Sequence[Any]]]
+    reps: Mapping[str, int]
+    replicate: Callable[[Mapping[str, Any], np.random.SeedSequence], dict]
+    validate_point: Callable[[Mapping[str, Any]], None] | None = None
+    # Parameters that select a protocol variant rather than a scenario.  They are left out of
+    # the replication seed, so variants of one scenario see the same random numbers (common
+    # random numbers: the same broadcast schedule with and without aggregation, say).
+    variant_params: tuple[str, ...] = ()
+
+    def scenario(self, point: Mapping[str, Any]) -> dict:
+        """What the replication seed depends on: the parameters that are not variants and
+        differ from their defaults.
+
+        Leaving defaults out means that adding a parameter (a new named option, at a default
+        that reproduces the old behaviour) leaves every existing seed, and so every existing
+        result, unchanged."""
+        return {k: v for k, v in point.items()
+                if k not in self.variant_params and v != self.param(k).default}
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise ParameterError(
+            f"experiment {self.name!r} has no parameter {name!r}; "
+            f"parameters: {', '.join(p.name for p in self.params)}"
+        )
+
+    def points(self, scale: str, overrides: Mapping[str, Sequence[Any]] | None = None) -> list[dict]:
+        """Expand the grid of ``scale`` (with command-line overrides) into validated points."""
+        if scale not in SCALES:
+            raise ParameterError(f"scale {scale!r} not allowed; allowed: {', '.join(SCALES)}")
+        axes: dict[str, Sequence[Any]] = {p.name: [p.default] for p in self.params}
+        axes.update(self.grid.get(scale, {}))
+        for name, values in (overrides or {}).items():
+            self.param(name)
+            axes[name] = values
+        names = list(axes)
+        points = []
+        for combo in itertools.product(*(axes[n] for n in names)):
+            point = {n: self.param(n).validate(v) for n, v in zip(names, combo)}
+            if self.validate_point is not None:
+                self.validate_point(point)
+            points.append(point)
+        return points
