@@ -1,0 +1,263 @@
+"""Figure 1 of seed 000 §1 (= thesis §2.4.1 Figure 2.9 = §4.5.6 Figure 4.8): reception latency,
+one fixed tree vs one tree per source (notebook ``19_icpp18_figure1``).
+
+Three sweeps of ``vcube_broadcast``, without aggregation unless said: the per-source trees
+(notebook 10's NO_AGG points), the tree of node 0 with and without aggregation (the same points
+as notebook 18) and both trees with the literal broadcast window W = 1000 (spec §3.5 W1), where
+the root should start queuing just above 128 nodes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from causal_lab import claims, plotting
+from causal_lab.claims import Measured, not_run
+
+NOTEBOOK = "19_icpp18_figure1"
+METRICS = ["mean_reception_latency", "max_reception_latency", "mean_queue_wait"]
+VARIANT_CAP = {"smoke": 32, "default": 512, "paper": 1024}  # largest N of the variant by default
+W_LITERAL = 1000.0  # the window the seed 003 rows and the spec's "> 128" check are about
+EXCESS_HOPS = 1.3  # the top of the one-hop ±30 % band: beyond it the root is queuing
+
+
+@dataclasses.dataclass(frozen=True)
+class Setup:
+    """The sizes each sweep covers and the model constants the checks need."""
+
+    scale: str
+    sizes: list  # per-source trees, default window
+    single_sizes: list  # single tree (NO_AGG and AGG), default window
+    variant_sizes: list  # both trees, NO_AGG, variant window
+    windows: tuple  # (default window, variant window)
+    paper_sizes: list
+    t_t: float
+    hop: float  # t_pc + t_t + E[t_pp]: one hop without queuing
+
+    @classmethod
+    def of(cls, experiment, scale: str, single_max_n=None, variant_window=W_LITERAL, variant_max_n=None) -> "Setup":
+        sizes = list(experiment.grid[scale]["n_nodes"])
+        cap = variant_max_n if variant_max_n is not None else VARIANT_CAP[scale]
+        t_t = experiment.param("t_t").default
+        return cls(scale, sizes, [n for n in sizes if single_max_n is None or n <= single_max_n],
+                   [n for n in sizes if n <= cap], (experiment.param("window").default, float(variant_window)),
+                   list(experiment.grid["paper"]["n_nodes"]), t_t,
+                   experiment.param("t_pc").default + t_t + experiment.param("tpp_mean").default)
+
+    def overrides(self) -> dict[str, dict]:
+        """The three sweeps (per-source NO_AGG and single-tree points are shared with notebooks
+        10 and 18, so they come from the result cache once those ran)."""
+        return {
+            "multi": {"n_nodes": self.sizes, "aggregation": [False]},
+            "single": {"n_nodes": self.single_sizes, "aggregation": [False, True], "trees": ["single"]},
+            "variant": {"n_nodes": self.variant_sizes, "aggregation": [False], "trees": ["per_source", "single"],
+                        "window": [self.windows[1]]},
+        }
+
+    def saturation_point(self, window: float) -> int:
+        """Smallest N with N log2 N t_t > W: the root cannot send its N log2 N packets within
+        the window."""
+        return min(n for n in self.paper_sizes if n * np.log2(n) * self.t_t > window)
+
+
+def _get(summary, sizes, trees, window, aggregation=False, metric="mean_reception_latency", stat="mean"):
+    g = summary[(summary.trees == trees) & (summary.window == window) & (summary.aggregation == aggregation)]
+    return g.set_index("n_nodes")[f"{metric}_{stat}"].reindex(sizes)
+
+
+def frames(summary: pd.DataFrame, setup: Setup) -> dict[float, pd.DataFrame]:
+    """Per window, per N: both latencies (Spark SQL means, ±95 % CI), the fixed tree's excess in
+    u.t. and hops beside its no-contention value, their ratio and the queue waits."""
+    n = np.array(setup.sizes)
+    d = np.log2(n)
+    out = {}
+    for w in setup.windows:
+        def get(trees, aggregation=False, metric="mean_reception_latency", stat="mean"):
+            return _get(summary, setup.sizes, trees, w, aggregation, metric, stat)
+        multi, single = get("per_source"), get("single")
+        out[w] = pd.DataFrame({
+            "per-source": multi.round(1),
+            "±CI": get("per_source", stat="ci95").round(1),
+            "fixed tree": single.round(1),
+            "±CI ": get("single", stat="ci95").round(1),
+            "fixed tree AGG": get("single", True).round(1),
+            "excess (u.t.)": (single - multi).round(1),
+            "excess (hops)": ((single - multi) / setup.hop).round(3),
+            # no contention, the excess is one delegate hop minus what the root and node 0's own messages save
+            "no-contention excess (hops)": np.round((n - 1) / n - d / (2 * (n - 1)), 3),
+            "fixed / per-source": (single / multi).round(3),
+            "t_q fixed": get("single", metric="mean_queue_wait").round(2),
+            "t_q per-source": get("per_source", metric="mean_queue_wait").round(2),
+        }, index=pd.Index(setup.sizes, name="N"))
+    return out
+
+
+def table(frames: dict) -> pd.DataFrame:
+    """Both windows in one table (the sizes a window did not run are left out)."""
+    return pd.concat(frames, names=["W"]).dropna(subset=["per-source", "fixed tree"], how="all")
+
+
+def observed(frames: dict) -> dict[float, int | None]:
+    """Observed saturation point per window: the smallest N whose excess leaves the one-hop band."""
+    out = {}
+    for w, f in frames.items():
+        excess = f["excess (hops)"].dropna()
+        above = excess.index[excess > EXCESS_HOPS]
+        out[w] = int(above.min()) if len(above) else None
+    return out
+
+
+def saturation(frames: dict, setup: Setup) -> pd.DataFrame:
+    """Analytic (N log2 N t_t > W) and observed (excess > 1.3 hops) saturation point per window."""
+    seen = observed(frames)
+    return pd.DataFrame({"analytic: N log2 N t_t > W": [setup.saturation_point(w) for w in frames],
+                         f"observed: excess > {EXCESS_HOPS:g} hops": [seen[w] for w in frames]},
+                        index=pd.Index(list(frames), name="W"))
+
+
+def plot(frames: dict, setup: Setup):
+    """Latency per window: per-source, fixed tree (NO_AGG, AGG), the one-hop band, the analytic
+    saturation point and the thesis' "> 128"."""
+    published = claims.table("000_figure1_claims").set_index("claim_id")
+    limit = published.loc["saturation_above", "value"]
+    sizes, hop = setup.sizes, setup.hop
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    for ax, w in zip(axes, setup.windows):
+        f = frames[w]
+        ax.fill_between(sizes, f["per-source"] + 0.7 * hop, f["per-source"] + 1.3 * hop, color="0.85",
+                        label="per-source + one hop ±30 %")
+        ax.errorbar(sizes, f["per-source"], yerr=f["±CI"], fmt="o-", color=plotting.PALETTE["ours"],
+                    capsize=3, label="one tree per source (NO_AGG)")
+        ax.errorbar(sizes, f["fixed tree"], yerr=f["±CI "], fmt="s-", color="tab:orange", capsize=3,
+                    label="one fixed tree, node 0 (NO_AGG)")
+        if f["fixed tree AGG"].notna().any():
+            ax.plot(sizes, f["fixed tree AGG"], "x:", color="tab:brown", label="one fixed tree, with aggregation")
+        n_sat = setup.saturation_point(w)
+        ax.axvline(n_sat, ls="--", color="0.4", lw=1, label=f"N log2 N t_t > W (N = {n_sat})")
+        ax.axvline(limit, ls=":", color=plotting.PALETTE["paper"], lw=1.5,
+                   label=f"thesis: root queues for N > {limit:g}")
+        ax.set(xscale="log", yscale="log", xlabel="nodes N",
+               title=f"W = {w:g} u.t." + (" (default model)" if w == setup.windows[0] else " (variant)"))
+        ax.set_xticks(sizes, [str(n) for n in sizes])
+        ax.minorticks_off()
+        ax.legend(fontsize=7)
+    axes[0].set_ylabel("mean reception latency (u.t.)")
+    ticks = [100, 200, 500, 1000, 2000, 5000, 10000]
+    axes[0].set_yticks(ticks, [str(t) for t in ticks])
+    axes[0].set_ylim(150, None)
+    fig.suptitle("Figure 1: reception latency, one fixed tree vs one tree per source", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+# ------------------------------------------------------------------------------------------
+# claims
+# ------------------------------------------------------------------------------------------
+
+
+def _lat(frames, w, n, trees):
+    return frames[w]["per-source" if trees == "multi" else "fixed tree"].get(n, np.nan)
+
+
+def _seed000(frames: dict, setup: Setup) -> dict[str, Measured]:
+    """Seed 000 §1: one hop more without contention (N <= 64), the root queues and its latency
+    grows super-linearly, more than twice the per-source latency at N >= 512, per-source scales."""
+    out: dict[str, Measured] = {}
+    w0, scale, hop = setup.windows[0], setup.scale, setup.hop
+    seen = observed(frames)
+    for n in [n for n in setup.paper_sizes if n <= 64]:
+        if n not in setup.sizes or np.isnan(_lat(frames, w0, n, "single")):
+            out[f"000-F1-onehop-N{n}"] = not_run(f"N={n} not run at the {scale} scale")
+            continue
+        ex = _lat(frames, w0, n, "single") - _lat(frames, w0, n, "multi")
+        out[f"000-F1-onehop-N{n}"] = Measured(float(ex / hop), f"+{ex:.1f} u.t. = {ex / hop:.2f} hops")
+    for w in (w0, W_LITERAL):
+        cid = f"000-F1-superlinear-W{w:g}"
+        if w not in frames:
+            out[cid] = not_run(f"no run at W={w:g} (variant_window = {setup.windows[1]:g})")
+            continue
+        n_sat = setup.saturation_point(w)
+        pts = frames[w]["fixed tree"].loc[[n for n in setup.sizes if n >= n_sat // 2]].dropna()
+        if len(pts) < 3:
+            out[cid] = not_run(f"fewer than 3 sizes >= {n_sat // 2} at the {scale} scale")
+            continue
+        inc = np.diff(pts.to_numpy())
+        out[cid] = Measured(bool((np.diff(inc) > 0).all()), f"increments per doubling "
+                            f"{', '.join(f'{v:.0f}' for v in inc)} u.t. (N = {pts.index[0]}..{pts.index[-1]})")
+    n_sat = setup.saturation_point(w0)
+    if max(setup.sizes) < n_sat:
+        out[f"000-F1-queues-W{w0:g}"] = not_run(f"no N >= {n_sat} at the {scale} scale")
+    else:
+        out[f"000-F1-queues-W{w0:g}"] = Measured(seen[w0] is not None, f"excess > {EXCESS_HOPS:g} hops from "
+                                             f"N={seen[w0]} (N log2 N t_t > W from N={n_sat})")
+    for w in (w0, W_LITERAL):
+        for n in [n for n in setup.paper_sizes if n >= 512]:
+            cid = f"000-F1-twice-N{n}-W{w:g}"
+            if w not in frames or np.isnan(_lat(frames, w, n, "single")) or np.isnan(_lat(frames, w, n, "multi")):
+                out[cid] = not_run(f"N={n} not run at W={w:g} at the {scale} scale (variant_max_n)")
+                continue
+            s, m = _lat(frames, w, n, "single"), _lat(frames, w, n, "multi")
+            out[cid] = Measured(float(s / m), f"ratio {s / m:.2f} ({s:.0f} vs {m:.0f} u.t.)")
+    n_lo, n_hi = min(setup.paper_sizes), max(setup.paper_sizes)
+    if np.isnan(_lat(frames, w0, n_hi, "multi")):
+        out["000-F1-scales"] = not_run(f"N={n_hi} not in the {scale} scale")
+    else:
+        r = _lat(frames, w0, n_hi, "multi") / _lat(frames, w0, n_lo, "multi")
+        out["000-F1-scales"] = Measured(float(r), f"ratio {r:.2f}")
+    return out
+
+
+def _seed003(frames: dict, setup: Setup) -> dict[str, Measured]:
+    """Thesis: the root queues "for a number of nodes greater than 128" (the first size above
+    128 is the observed saturation point, W = 1000 and W = 500), and the §5.6.3 corroboration
+    at W = 1000: one hop up to 128 nodes, 2.48x at 256, a ratio growing beyond."""
+    out: dict[str, Measured] = {}
+    published = claims.table("000_figure1_claims").set_index("claim_id")
+    w0, w1, scale = setup.windows[0], W_LITERAL, setup.scale
+    seen = observed(frames)
+    limit = int(published.loc["saturation_above", "value"])
+    first_above = min(n for n in setup.paper_sizes if n > limit)
+    for w in (w1, w0):
+        cid = f"003-F2.9-saturation-W{w:g}"
+        have = [n for n in setup.paper_sizes if n <= first_above and w in frames
+                and not np.isnan(frames[w]["excess (hops)"].get(n, np.nan))]
+        if first_above not in have:
+            out[cid] = not_run(f"N={first_above} not run at W={w:g} at the {scale} scale")
+            continue
+        out[cid] = Measured(seen[w] == first_above,
+                            f"{seen[w]} (N log2 N t_t > W from N={setup.saturation_point(w)})")
+    if w1 not in frames:
+        why = f"no run at W={w1:g} (variant_window = {setup.windows[1]:g})"
+        return out | {c: not_run(why) for c in ("003-F2.9-onehop-W1000", "003-F2.9-ratio-N256-W1000",
+                                                 "003-F2.9-ratiogrows-W1000")}
+    at = int(published.loc["one_hop_up_to", "at_n"])
+    ex = frames[w1]["excess (hops)"].loc[[n for n in setup.sizes if n <= at]].dropna()
+    if len(ex) == 0 or ex.index.max() < at:
+        out["003-F2.9-onehop-W1000"] = not_run(f"N={at} not run at W={w1:g} at the {scale} scale")
+    else:
+        out["003-F2.9-onehop-W1000"] = Measured(float(ex.mean()), f"mean {ex.mean():.2f} hops (N = {ex.index.min()}.."
+                                                f"{ex.index.max()}: {', '.join(f'{v:.2f}' for v in ex)})")
+    n = int(published.loc["ratio_at_256", "at_n"])
+    if np.isnan(_lat(frames, w1, n, "single")):
+        out["003-F2.9-ratio-N256-W1000"] = not_run(f"N={n} not run at W={w1:g} at the {scale} scale")
+    else:
+        r = _lat(frames, w1, n, "single") / _lat(frames, w1, n, "multi")
+        r0 = _lat(frames, w0, n, "single") / _lat(frames, w0, n, "multi")
+        out["003-F2.9-ratio-N256-W1000"] = Measured(float(r), f"{r:.2f} (default W={w0:g}: {r0:.2f})")
+    at = int(published.loc["ratio_grows", "at_n"])
+    ratios = (frames[w1]["fixed tree"] / frames[w1]["per-source"]).loc[[n for n in setup.sizes if n >= at]].dropna()
+    if len(ratios) < 2:
+        out["003-F2.9-ratiogrows-W1000"] = not_run(f"fewer than 2 sizes >= {at} at W={w1:g} at the {scale} scale")
+    else:
+        out["003-F2.9-ratiogrows-W1000"] = Measured(bool((np.diff(ratios.to_numpy()) > 0).all()),
+                                                    ", ".join(f"{v:.2f} (N={k})" for k, v in ratios.items()))
+    return out
+
+
+def measure(frames: dict, setup: Setup) -> dict[str, Measured]:
+    """Every claim of the notebook from ``frames`` (both windows)."""
+    return {**_seed000(frames, setup), **_seed003(frames, setup)}
