@@ -4,8 +4,17 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SCALE  ?= default
+SOAK_RUNS ?= 10000
 
-.PHONY: install figures test bench lab clean-smoke
+# one rule per notebook: build/stamps/<scale>/<notebook>.done, remade when the notebook's cells
+# (not its outputs), its claims or a module it uses change (build/deps.mk lists them; see
+# causal_lab/figures.py)
+NOTEBOOKS := $(wildcard notebooks/*.ipynb)
+STAMPS    := build/stamps/$(SCALE)
+DONE      := $(patsubst notebooks/%.ipynb,$(STAMPS)/%.done,$(NOTEBOOKS))
+SOURCES   := $(shell find causal_lab -name '*.py') $(wildcard data/expected/*.csv data/expected/claims/*.csv)
+
+.PHONY: install figures test bench soak lab notebooks clean-smoke
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,20 +25,42 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## make figures [SCALE=smoke|default|paper]: run every notebook with papermill
-figures: $(STAMP)
-	$(BIN)/python -m causal_lab.figures --scale $(SCALE)
+## make figures [SCALE=smoke|default|paper] [-j2]: run every stale notebook with papermill, then
+## print every notebook's last run; fails if one failed (the others still run)
+figures: $(DONE)
+	@$(BIN)/python -m causal_lab.figures --summary --scale $(SCALE)
 
-## make test: unit, scenario and Spark tests, then every notebook at smoke scale under nbval
+$(STAMPS)/%.done: | $(STAMP)
+	@mkdir -p $(@D)
+	$(BIN)/python -m causal_lab.figures --scale $(SCALE) --only $*.ipynb && touch $@ || true
+
+build/deps.mk: $(NOTEBOOKS) $(SOURCES) | $(STAMP)
+	$(BIN)/python -m causal_lab.figures --deps $@
+
+ifneq ($(filter figures $(STAMPS)/%,$(MAKECMDGOALS)),)
+-include build/deps.mk
+endif
+
+## make test: unit, scenario and Spark tests, a short soak of every protocol, then every notebook
+## at smoke scale under nbval, comparing the outputs of the cells marked NBVAL_CHECK_OUTPUT
 test: $(STAMP)
-	CAUSAL_LAB_SCALE=smoke $(BIN)/python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider tests notebooks
+	CAUSAL_LAB_SCALE=smoke $(BIN)/python -m pytest --nbval-lax --nbval-current-env \
+		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider tests notebooks
+
+## make notebooks: re-execute notebooks/ in place at the smoke scale (the outputs nbval compares)
+notebooks: $(STAMP)
+	$(BIN)/python -m causal_lab.figures --smoke-outputs
 
 ## make bench: engine and protocol throughput (medians of several runs)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py
 
+## make soak [SOAK_RUNS=10000]: random small configurations of every protocol through verify()
+soak: $(STAMP)
+	$(BIN)/causal-lab soak --runs $(SOAK_RUNS)
+
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks
 
 clean-smoke:
-	rm -rf build/smoke
+	rm -rf build/smoke build/stamps/smoke build/status/smoke

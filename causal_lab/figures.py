@@ -1,14 +1,32 @@
-"""``make figures``: execute every notebook with papermill at one scale.
+"""``make figures``: execute notebooks with papermill at one scale, one notebook per call.
 
-Each notebook runs into ``papermill_runs/<name>.ipynb`` (written to a temporary file first, so an
-interrupted batch never leaves a half-written notebook behind) with ``scale`` injected as a
-parameter.  Notebooks write their own images and verdict rows.  Smoke runs go to ``build/smoke``.
+Each notebook runs into ``papermill_runs/<name>.ipynb`` (``build/smoke/papermill_runs/`` at the
+smoke scale), written to a temporary file first so an interrupted batch never leaves a
+half-written notebook behind, with ``scale`` injected as a parameter.  Notebooks write their own
+images and verdict rows.
+
+Executed notebooks diff cleanly: what changes from one run of unchanged code to the next
+(papermill's and Jupyter's timestamps and durations, the random id of the injected parameters
+cell, the JVM's start-up notice in whichever cell first starts Spark) is pinned or removed, so
+re-running unchanged code leaves ``git status`` clean.
+
+The Makefile gives every notebook its own rule (``make -j2 figures`` runs two at a time and
+re-runs only what is stale): ``--deps`` writes the rules' prerequisites, i.e. the notebook's cells
+(without outputs), its claims and published tables, and every ``causal_lab`` module its code imports, directly or through
+the experiments it names (``catalog.get("...")``).  ``--summary`` prints the status and wall time
+of every notebook's last run at a scale and fails if one failed.
+
+``--smoke-outputs`` executes the source notebooks in ``notebooks/`` in place at the smoke scale:
+they are committed with those outputs, which ``make test`` compares with nbval.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import json
 import os
+import re
 import signal
 import sys
 import time
@@ -16,10 +34,14 @@ from pathlib import Path
 
 import nbformat
 import papermill
-from tqdm import tqdm
 
-from causal_lab import paths
-from causal_lab.experiments.base import SCALES
+from causal_lab import catalog, paths
+from causal_lab.params import SCALES
+from causal_lab.codegraph import imported_files
+
+# stderr lines of the JVM that appear in whichever cell first starts Spark
+JVM_NOTICES = ("WARNING: Using incubator modules: jdk.incubator.vector\n",)
+INJECTED_CELL_ID = "injected-parameters"
 
 
 def notebooks(pattern: str = "*.ipynb") -> list[Path]:
@@ -27,16 +49,46 @@ def notebooks(pattern: str = "*.ipynb") -> list[Path]:
 
 
 def output_dir(scale: str) -> Path:
-    root = paths.repo_root() / "build" / "smoke" if scale == "smoke" else paths.repo_root()
-    folder = root / "papermill_runs"
+    folder = paths.scale_root(scale) / "papermill_runs"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
 
-def _relative_paths(executed: Path, source: Path, target: Path) -> None:
-    """Record repository-relative paths in papermill's metadata: committed outputs must not
-    depend on where the checkout lives (papermill stores the absolute paths it was given)."""
-    book = nbformat.read(executed, as_version=4)
+def status_file(scale: str, name: str) -> Path:
+    folder = paths.repo_root() / "build" / "status" / scale
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{Path(name).stem}.json"
+
+
+def pin(book: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Remove or pin everything that changes between two runs of unchanged code."""
+    meta = book.metadata.get("papermill")
+    if meta is not None:
+        for key in ("start_time", "end_time", "duration", "exception"):
+            meta.pop(key, None)
+    for cell in book.cells:
+        cell.metadata.pop("papermill", None)
+        cell.metadata.pop("execution", None)
+        if "injected-parameters" in cell.metadata.get("tags", ()):
+            cell.id = INJECTED_CELL_ID
+        if cell.cell_type == "code":
+            kept = []
+            for out in cell.outputs:
+                if out.output_type == "stream" and out.name == "stderr":
+                    text = "".join(line for line in out.text.splitlines(keepends=True)
+                                   if line not in JVM_NOTICES)
+                    if not text:
+                        continue
+                    out.text = text
+                kept.append(out)
+            cell.outputs = kept
+    return book
+
+
+def _finish(executed: Path, source: Path, target: Path) -> None:
+    """Pin the executed notebook and record repository-relative paths in papermill's metadata
+    (committed outputs must not depend on where the checkout lives)."""
+    book = pin(nbformat.read(executed, as_version=4))
     root = paths.repo_root()
     book.metadata.papermill["input_path"] = source.relative_to(root).as_posix()
     book.metadata.papermill["output_path"] = target.relative_to(root).as_posix()
@@ -47,42 +99,157 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def run(scale: str, pattern: str = "*.ipynb") -> list[tuple[str, float, str]]:
-    """Run the notebooks; return (name, seconds, error or '') per notebook."""
-    signal.signal(signal.SIGTERM, _interrupt)  # a terminated batch cleans up like Ctrl-C
-    outcomes = []
+def run_one(nb: Path, scale: str) -> tuple[float, str]:
+    """Execute one notebook; return (seconds, error or '') and record them for ``--summary``."""
     out_dir = output_dir(scale)
-    for stale in out_dir.glob(".*.tmp.ipynb"):
+    target = out_dir / nb.name
+    tmp = target.with_name(f".{nb.stem}.tmp.ipynb")
+    started = time.perf_counter()
+    try:
+        papermill.execute_notebook(
+            str(nb), str(tmp), parameters={"scale": scale}, kernel_name="python3",
+            cwd=str(nb.parent), progress_bar=False,
+        )
+        _finish(tmp, nb, target)
+        os.replace(tmp, target)
+        error = ""
+    except papermill.PapermillExecutionError as exc:
+        error = f"{exc.ename}: {exc.evalue}"
+    finally:
+        tmp.unlink(missing_ok=True)
+    seconds = time.perf_counter() - started
+    status_file(scale, nb.name).write_text(json.dumps({"seconds": round(seconds, 1), "error": error}))
+    return seconds, error
+
+
+def run(scale: str, pattern: str = "*.ipynb") -> list[tuple[str, float, str]]:
+    """Run the notebooks one after the other; return (name, seconds, error or '') for each."""
+    signal.signal(signal.SIGTERM, _interrupt)  # a terminated batch cleans up like Ctrl-C
+    for stale in output_dir(scale).glob(".*.tmp.ipynb"):
         stale.unlink()
-    for nb in tqdm(notebooks(pattern), desc=f"notebooks ({scale})", unit="nb"):
-        target = out_dir / nb.name
-        tmp = target.with_name(f".{nb.stem}.tmp.ipynb")
+    return [(nb.name, *run_one(nb, scale)) for nb in notebooks(pattern)]
+
+
+def summary(scale: str) -> int:
+    """Print the last run of every notebook at ``scale``; 1 if one failed or never ran."""
+    failed = 0
+    total = 0.0
+    for nb in notebooks():
+        record = status_file(scale, nb.name)
+        if not record.exists():
+            print(f"{nb.name:40s} {'':>8s}    NOT RUN")
+            failed += 1
+            continue
+        status = json.loads(record.read_text())
+        total += status["seconds"]
+        failed += bool(status["error"])
+        print(f"{nb.name:40s} {status['seconds']:8.1f} s  "
+              f"{'FAILED: ' + status['error'] if status['error'] else 'ok'}")
+    print(f"total {total:.1f} s of notebook time; {failed} failed or not run")
+    return 1 if failed else 0
+
+
+# ------------------------------------------------------------------------------------------
+# Dependencies of every notebook, for the Makefile
+# ------------------------------------------------------------------------------------------
+
+_EXPERIMENT = re.compile(r"catalog\.get\(\s*[\"']([\w-]+)[\"']\s*\)")
+
+
+def dependencies(nb: Path) -> list[Path]:
+    """What a notebook's outputs depend on: itself, its claims and the published tables, and the
+    ``causal_lab`` modules its code imports, directly or through the experiments it runs."""
+    code = "\n".join(c.source for c in nbformat.read(nb, as_version=4).cells
+                     if c.cell_type == "code" and not c.source.lstrip().startswith("%"))
+    files = imported_files(ast.parse(code))
+    experiments = catalog.experiments()
+    for name in _EXPERIMENT.findall(code):
+        module = sys.modules[experiments[name].replicate.__module__]
+        files |= imported_files(Path(module.__file__).resolve())
+    expected = paths.expected_dir()
+    data = sorted(expected.glob("*.csv")) + sorted(expected.glob("claims/*.csv"))
+    return [nb, *sorted(files), *data]
+
+
+def _source_file(nb: Path, folder: Path) -> Path:
+    """``folder/<name>.json``: the notebook's cells without their outputs, rewritten only when
+    they change, so that refreshing the smoke outputs (``make notebooks``) leaves the default
+    and paper runs up to date."""
+    cells = [[c.cell_type, c.source, c.metadata.get("tags", [])]
+             for c in nbformat.read(nb, as_version=4).cells]
+    text = json.dumps(cells, indent=0)
+    target = folder / f"{nb.stem}.json"
+    if not target.exists() or target.read_text() != text:
+        folder.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    return target
+
+
+def write_dependencies(target: Path) -> None:
+    """A Makefile fragment: ``$(STAMPS)/<name>.done: <dependencies>`` for every notebook, the
+    notebook itself standing for its cells without outputs (``_source_file``)."""
+    root = paths.repo_root()
+    lines = ["# generated by python -m causal_lab.figures --deps; do not edit"]
+    for nb in notebooks():
+        deps = [_source_file(nb, target.resolve().parent / "sources"), *dependencies(nb)[1:]]
+        lines.append(f"$(STAMPS)/{nb.stem}.done: "
+                     + " ".join(p.relative_to(root).as_posix() for p in deps))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(".tmp")
+    tmp.write_text("\n".join(lines) + "\n")
+    os.replace(tmp, target)
+
+
+# ------------------------------------------------------------------------------------------
+# Smoke-scale outputs of the source notebooks (compared by nbval in make test)
+# ------------------------------------------------------------------------------------------
+
+
+def smoke_outputs(pattern: str = "*.ipynb") -> int:
+    """Execute ``notebooks/<pattern>`` in place at the smoke scale, pinned; 1 if one failed."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    os.environ["CAUSAL_LAB_SCALE"] = "smoke"  # the kernels inherit it: the parameters cell reads it
+    failed = 0
+    for nb in notebooks(pattern):
+        book = nbformat.read(nb, as_version=4)
         started = time.perf_counter()
         try:
-            papermill.execute_notebook(
-                str(nb), str(tmp), parameters={"scale": scale}, kernel_name="python3",
-                cwd=str(nb.parent), progress_bar=False,
-            )
-            _relative_paths(tmp, nb, target)
-            os.replace(tmp, target)
-            error = ""
-        except papermill.PapermillExecutionError as exc:
-            error = f"{exc.ename}: {exc.evalue}"
-        finally:
-            tmp.unlink(missing_ok=True)
-        outcomes.append((nb.name, time.perf_counter() - started, error))
-    return outcomes
+            NotebookClient(book, kernel_name="python3", timeout=1800,
+                           resources={"metadata": {"path": str(nb.parent)}}).execute()
+        except CellExecutionError as exc:
+            print(f"{nb.name}: FAILED {str(exc).splitlines()[-1] if str(exc) else exc}")
+            failed += 1
+            continue
+        book.metadata.pop("papermill", None)
+        tmp = nb.with_name(f".{nb.stem}.tmp.ipynb")
+        nbformat.write(pin(book), tmp)
+        os.replace(tmp, nb)
+        print(f"{nb.name:40s} {time.perf_counter() - started:8.1f} s  ok")
+    return 1 if failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", default="default", choices=SCALES)
     parser.add_argument("--only", default="*.ipynb", help="glob of notebooks to run")
+    parser.add_argument("--deps", metavar="FILE", help="write the Makefile dependencies to FILE")
+    parser.add_argument("--summary", action="store_true",
+                        help="print the last run of every notebook at --scale; fail if one failed")
+    parser.add_argument("--smoke-outputs", action="store_true",
+                        help="execute notebooks/ in place at the smoke scale (the nbval reference)")
     args = parser.parse_args(argv)
+    if args.deps:
+        write_dependencies(Path(args.deps))
+        return 0
+    if args.summary:
+        return summary(args.scale)
+    if args.smoke_outputs:
+        return smoke_outputs(args.only)
     outcomes = run(args.scale, args.only)
     for name, seconds, error in outcomes:
         print(f"{name:40s} {seconds:8.1f} s  {'FAILED: ' + error if error else 'ok'}")
-    print(f"total {sum(s for _, s, _ in outcomes):.1f} s")
     return 1 if any(error for *_, error in outcomes) else 0
 
 
