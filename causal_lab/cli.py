@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from causal_lab.experiments import REGISTRY, ParameterError, get
-from causal_lab.experiments.base import SCALES
+from causal_lab import catalog
+from causal_lab.params import SCALES, ParameterError
 
 EXIT_USAGE = 2
 
@@ -31,8 +31,9 @@ def _parse_sets(experiment, sets: list[str]) -> dict[str, list]:
 
 
 def cmd_list(args) -> int:
-    for name in sorted(REGISTRY):
-        e = REGISTRY[name]
+    found = catalog.experiments()
+    for name in sorted(found):
+        e = found[name]
         print(f"{name}: {e.description}  [{e.source}]")
         print(f"  replications: " + ", ".join(f"{s}={e.reps[s]}" for s in SCALES))
         for s in SCALES:
@@ -48,7 +49,7 @@ def cmd_list(args) -> int:
 def cmd_run(args) -> int:
     from causal_lab import sweep
 
-    experiment = get(args.experiment)
+    experiment = catalog.get(args.experiment)
     overrides = _parse_sets(experiment, args.set or [])
     tasks = sweep.plan(experiment, args.scale, overrides, args.reps)  # validates everything
     print(f"{experiment.name}: {len(tasks)} replications at scale {args.scale}", file=sys.stderr)
@@ -62,11 +63,26 @@ def cmd_run(args) -> int:
 
 
 def cmd_verdicts(args) -> int:
-    from causal_lab import verdicts
+    from causal_lab import claims
 
-    table = verdicts.load_all(Path(args.dir) if args.dir else None)
-    table.to_csv(sys.stdout, index=False)
+    table = claims.load_verdicts(Path(args.dir) if args.dir else None)
+    if args.totals:
+        print(claims.totals(table).to_string())
+    else:
+        table.to_csv(sys.stdout, index=False)
     return 0
+
+
+def cmd_soak(args) -> int:
+    from causal_lab import soak
+
+    if args.runs < 1:
+        raise ParameterError(f"--runs must be >= 1, got {args.runs}")
+    if args.jobs is not None and args.jobs < 1:
+        raise ParameterError(f"--jobs must be >= 1, got {args.jobs}")
+    if args.family is not None and args.family not in catalog.families():
+        raise ParameterError(f"unknown family {args.family!r}; families: {', '.join(catalog.families())}")
+    return soak.main(args.family, args.runs, args.jobs)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,7 +99,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=cmd_run)
     verdicts = sub.add_parser("verdicts", help="print every verdict row as CSV")
     verdicts.add_argument("--dir", help="verdict directory (default data/verdicts)")
+    verdicts.add_argument("--totals", action="store_true",
+                          help="per notebook: paper PASS / DEVIATES / NOT_RUN, report and sanity rows")
     verdicts.set_defaults(func=cmd_verdicts)
+    soak = sub.add_parser("soak", help="random small configurations of every protocol, each verified; "
+                                       "exit 1 on any violation")
+    soak.add_argument("family", nargs="?", help="one family (default: all)")
+    soak.add_argument("--runs", type=int, default=1000, help="runs per protocol (default 1000)")
+    soak.add_argument("--jobs", type=int, help="worker processes (default: all cores)")
+    soak.set_defaults(func=cmd_soak)
     return parser
 
 

@@ -61,8 +61,15 @@ def test_run_writes_parquet_and_prints_a_summary(tmp_path):
     assert "packets" in result.stdout and "56" in result.stdout
 
 
-def test_verdicts_prints_csv(capsys, tmp_path):
-    (tmp_path / "x.csv").write_text("seed,artifact,claim,paper,ours,tolerance,verdict\n000,Table 1,c,1,1,exact,PASS\n")
+def test_verdicts_prints_csv_and_totals(capsys, tmp_path):
+    (tmp_path / "x.csv").write_text(
+        "id,kind,seed,artifact,claim,paper,ours,tolerance,tolerance_source,verdict,note\n"
+        "000-T1-a,paper,000,Table 1,c,1,1,exact,spec §4,PASS,\n"
+        "000-T1-b,sanity,000,Table 1,d,0,0,exact,asserted,PASS,\n")
     assert cli.main(["verdicts", "--dir", str(tmp_path)]) == 0
-    assert capsys.readouterr().out.splitlines() == [
-        "seed,artifact,claim,paper,ours,tolerance,verdict", "000,Table 1,c,1,1,exact,PASS"]
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "notebook,id,kind,seed,artifact,claim,paper,ours,tolerance,tolerance_source,verdict,note"
+    assert lines[1] == "x,000-T1-a,paper,000,Table 1,c,1,1,exact,spec §4,PASS,"
+    assert cli.main(["verdicts", "--dir", str(tmp_path), "--totals"]) == 0
+    totals = capsys.readouterr().out.splitlines()
+    assert "paper PASS" in totals[0] and totals[-1].split() == ["x", "1", "0", "0", "0", "1", "0"]
