@@ -5,6 +5,8 @@ touching no shared module:
 
 * ``experiments.py`` defines ``EXPERIMENTS``, a tuple of ``causal_lab.experiment.Experiment``;
 * ``soak.py`` (optional) defines ``PROTOCOLS``, a tuple of ``causal_lab.soak.Protocol``;
+* ``bench.py`` (optional) defines ``BENCHMARKS``, functions of the repeat count that return
+  ``make bench`` result rows (``benchmarks/bench.py``);
 * ``artifacts/`` (optional) holds one module per paper artifact group, used by its notebook.
 
 Modules named in the environment variable ``CAUSAL_LAB_EXTRA_EXPERIMENTS`` (comma-separated,

@@ -1,6 +1,3 @@
-"""Protocol families, one folder each (see ``causal_lab.catalog`` for what a folder provides).
-
-* ``vcube_broadcast``  causal broadcast over VCube trees, with and without aggregation
-                       (seed 000, thesis ch. 4);
-* ``vcube_ps``         VCube-PS publish/subscribe and its baselines SRPT-S and SRPT-B (thesis ch. 5).
-"""
+"""Protocol families, one folder each; ``causal_lab.catalog`` finds them by looking here, so a
+new family is a new folder and nothing in this file or any other shared module changes.  Each
+folder's ``__init__`` says which papers it reproduces and what its modules hold."""
