@@ -115,6 +115,14 @@ def append(tab, tops, fill):
 
 
 @numba.njit(cache=True)
+def full(tab, tops, fill):
+    """Whether the next ``append`` must grow ``tab``: hot paths (the log, one entry per
+    delivery) test this first and assign the struct field only then, since storing an array
+    into a struct field costs two reference-count updates."""
+    return tops[fill] >= tab.shape[0]
+
+
+@numba.njit(cache=True)
 def take(tab, tops, fill, free, link):
     """A row for a new record: the head of the free list ``tops[free]`` (-1: empty), whose rows
     are linked through column ``link``, else a new row at the end; returns (table, row)."""
@@ -139,10 +147,15 @@ def log(st, top, kind, node, msg):
     ``st`` is any kernel state with the fields ``log`` (a table of ``LOG_COLUMNS`` columns) and
     ``tops``, where ``tops[top]`` is the log's fill level.
     """
-    st.log, k = append(st.log, st.tops, top)
-    st.log[k, LOG_KIND] = kind
-    st.log[k, LOG_NODE] = node
-    st.log[k, LOG_MSG] = msg
+    tops = st.tops
+    if full(st.log, tops, top):
+        st.log = grown_rows(st.log, tops[top] + 1)
+    k = tops[top]
+    tops[top] = k + 1
+    table = st.log
+    table[k, LOG_KIND] = kind
+    table[k, LOG_NODE] = node
+    table[k, LOG_MSG] = msg
 
 
 def log_arrays(log_table: np.ndarray, entries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
