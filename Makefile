@@ -59,8 +59,9 @@ bench: $(STAMP)
 soak: $(STAMP)
 	$(BIN)/causal-lab soak --runs $(SOAK_RUNS)
 
+## make lab: JupyterLab on notebooks/ (also as root, as in most reviewers' containers)
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks
+	$(BIN)/jupyter lab notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 clean-smoke:
 	rm -rf build/smoke build/stamps/smoke build/status/smoke

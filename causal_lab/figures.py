@@ -125,9 +125,10 @@ def run_one(nb: Path, scale: str) -> tuple[float, str]:
 def run(scale: str, pattern: str = "*.ipynb") -> list[tuple[str, float, str]]:
     """Run the notebooks one after the other; return (name, seconds, error or '') for each."""
     signal.signal(signal.SIGTERM, _interrupt)  # a terminated batch cleans up like Ctrl-C
-    for stale in output_dir(scale).glob(".*.tmp.ipynb"):
-        stale.unlink()
-    return [(nb.name, *run_one(nb, scale)) for nb in notebooks(pattern)]
+    chosen = notebooks(pattern)
+    for nb in chosen:  # only this batch's leftovers: another batch may be running beside it
+        (output_dir(scale) / f".{nb.stem}.tmp.ipynb").unlink(missing_ok=True)
+    return [(nb.name, *run_one(nb, scale)) for nb in chosen]
 
 
 def summary(scale: str) -> int:

@@ -101,3 +101,54 @@ def test_oracle_catches_a_corrupted_delivery_order():
     order = np.r_[np.delete(np.arange(len(msg)), kx), kx]  # x now delivered last at q
     report = oracle.check(r.n_nodes, kind[order], node[order], msg[order])
     assert report.errors >= 1 and report.missing == 0
+
+
+def _link_delays(tpp_per, aggregate=False):
+    """Per directed tree link (j, k): receive time at k minus send time at j of every message,
+    with t_pc = t_t = 0 (no queueing), so each difference is one propagation delay."""
+    net = network.Network(t_pc=0.0, t_t=0.0)
+    r = run(4, seed=3, net=net, tpp_per=tpp_per, aggregate=aggregate)
+    r.verify()
+    per = {}
+    for m, s in enumerate(r.sources):
+        for k in range(r.n_nodes):
+            if k != s:
+                j = topology.tree_parent(k, s)
+                sent = r.times[m] if j == s else r.recv_time[m, j]
+                per.setdefault((j, k), []).append(r.recv_time[m, k] - sent)
+    return per
+
+
+def test_tpp_per_link_keeps_one_propagation_delay_per_link():
+    """tpp_per = "link": every use of a directed link takes the same delay, and links differ;
+    the default ("packet") redraws at every use (seed 000 §5.5)."""
+    fixed, redrawn = _link_delays("link"), _link_delays("packet")
+    assert len(fixed) == 16 * 4  # every directed hypercube edge is some tree's link
+    assert max(np.ptp(v) for v in fixed.values()) < 1e-9
+    assert np.std([v[0] for v in fixed.values()]) > 10  # Normal(100, 25) across links
+    assert max(np.ptp(v) for v in redrawn.values()) > 10
+    with pytest.raises(ValueError, match="tpp_per"):
+        run(3, tpp_per="hop")
+
+
+def test_tpp_per_link_is_causal_with_aggregation_and_keeps_the_schedule():
+    a = run(6, seed=9, tpp_per="link", aggregate=True)
+    b = run(6, seed=9, aggregate=True)
+    a.verify()
+    assert np.array_equal(a.times, b.times) and np.array_equal(a.sources, b.sources)
+    assert not np.array_equal(a.recv_time, b.recv_time, equal_nan=True)
+
+
+@pytest.mark.parametrize("d", [3, 4, 5])
+def test_single_tree_excess_without_contention_is_the_closed_form(d):
+    """Figure 1 (notebook 19): without queueing the fixed tree's mean reception latency exceeds
+    the per-source trees' by (N - 1)/N - log2 N / (2(N - 1)) hops exactly."""
+    from causal_lab.families.vcube_broadcast.artifacts import figure1
+
+    net = network.Network(t_pc=0.0, t_t=0.0, tpp="constant", tpp_mean=10.0)
+    mean = {}
+    for trees in ("per_source", "single"):
+        r = run(d, seed=2, net=net, window=1e6, trees=trees)
+        others = ~np.eye(r.n_nodes, dtype=bool)[r.sources]
+        mean[trees] = (r.recv_time - r.times[:, None])[others].mean()
+    assert (mean["single"] - mean["per_source"]) / 10.0 == pytest.approx(figure1.no_contention_excess(1 << d))

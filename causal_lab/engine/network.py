@@ -129,14 +129,15 @@ def new_state(n_nodes: int) -> NetState:
 
 
 @numba.njit(cache=True)
-def propagation(p, sender, k):
-    """The k-th propagation delay of ``sender``."""
+def delay(p, key, a, b):
+    """The model's propagation law (constant, or normal with negative draws redrawn or clipped),
+    drawn from the counter-based stream ``key`` at counters ``(a, b)``."""
     if p.tpp_dist == TPP_CONSTANT:
         return p.tpp_mean
     attempt = 0
     while True:
         # redraws use counters far above any realistic packet count of one sender
-        x = p.tpp_mean + p.tpp_sigma * rng.normal(p.key, sender, k + attempt * (1 << 40))
+        x = p.tpp_mean + p.tpp_sigma * rng.normal(key, a, b + attempt * (1 << 40))
         if x >= 0.0:
             return x
         if p.tpp_negative == NEGATIVE_CLIP:
@@ -145,14 +146,38 @@ def propagation(p, sender, k):
 
 
 @numba.njit(cache=True)
-def send(p, s, sender, now):
-    """Put one packet into ``sender``'s queue at ``now``; return (arrival time, queue wait)."""
+def propagation(p, sender, k):
+    """The k-th propagation delay of ``sender``."""
+    return delay(p, p.key, sender, k)
+
+
+@numba.njit(cache=True)
+def depart(p, s, sender, now):
+    """Put one packet into ``sender``'s FIFO queue at ``now``; return (departure time, queue
+    wait).  Counts the packet, so the next ``propagation`` counter of ``sender`` is
+    ``s.sent[sender]`` before the call."""
     ready = now + p.t_pc
     start = max(ready, s.server_free[sender])
     s.server_free[sender] = start + p.t_t
+    s.sent[sender] += 1
+    return start + p.t_t, start - ready
+
+
+@numba.njit(cache=True)
+def send(p, s, sender, now):
+    """Put one packet into ``sender``'s queue at ``now``; return (arrival time, queue wait)."""
     k = s.sent[sender]
-    s.sent[sender] = k + 1
-    return start + p.t_t + propagation(p, sender, k), start - ready
+    departure, wait = depart(p, s, sender, now)
+    return departure + propagation(p, sender, k), wait
+
+
+@numba.njit(cache=True)
+def send_on_link(p, s, sender, receiver, now, key):
+    """``send`` over a link whose propagation delay is drawn once for the whole run (counters
+    ``(sender, receiver)`` of the stream ``key``): every use of the link costs the same, so the
+    link is FIFO and messages overtake each other only across different paths."""
+    departure, wait = depart(p, s, sender, now)
+    return departure + delay(p, key, sender, receiver), wait
 
 
 @numba.njit(cache=True)

@@ -33,6 +33,13 @@ Trees: ``PER_SOURCE`` (VCube, one tree per source) or ``SINGLE_TREE`` (seed 000 
 message follows the tree of node 0; a source other than 0 first sends its message to node 0,
 which relays it to its d children; a source receiving its own message back forwards it alone).
 
+Propagation delays (``tpp_per``): drawn for every packet (``"packet"``, the spec's default, every
+use of a link) or once per directed link for the whole run (``"link"``): seed 000 §5.5 says the
+single tree's links were "varied each time a link is used", which suggests that the per-source
+runs kept one delay per link.  A link's delay is the counter-based draw ``(link key, i, k)``, so
+it does not depend on event order; with it every link is FIFO and messages overtake each other
+only across different paths.
+
 Every run records an event log (broadcasts and deliveries, in the order they happen) that the
 independent ``causal_lab.oracle`` checks against the true happened-before relation.
 """
@@ -44,7 +51,7 @@ import dataclasses
 import numba
 import numpy as np
 from causal_lab import oracle
-from causal_lab.engine import events, network, state, workload
+from causal_lab.engine import events, network, rng, state, workload
 from causal_lab.engine.run import Run as BaseRun
 from causal_lab.topology import vcube as topology
 
@@ -55,12 +62,15 @@ ENTRY_BYTES = 4
 PER_SOURCE = 0
 SINGLE_TREE = 1
 TREES = {"per_source": PER_SOURCE, "single": SINGLE_TREE}
+TPP_PER = ("packet", "link")  # a propagation delay per packet, or one per directed link
 
 # Everything a run mutates: node state, messages, pending lists, holds, packets, the log (a numba
 # structref with named fields, see causal_lab.engine.state).
 STATE_FIELDS = (
         # configuration
         "d", "n", "aggregate", "trees", "payload", "header", "mtu", "net", "net_state",
+        # one propagation delay per directed link (``tpp_per = "link"``) and its stream key
+        "tpp_link", "link_key",
         # node state: delivered counts VC, contiguous received VMAX, Birman bookkeeping
         "vc", "vmax", "changed", "n_changed",
         # messages (id = broadcast order): source, sequence number, dense vector clock,
@@ -145,7 +155,8 @@ class Run(BaseRun):
         return problems
 
 
-def new_state(d, n_messages, aggregate, trees, payload, net: network.Network, seed) -> State:
+def new_state(d, n_messages, aggregate, trees, payload, net: network.Network, seed,
+              tpp_link=False) -> State:
     """Empty state of a d-VCube that will see ``n_messages`` broadcasts."""
     n = 1 << d
     m = n_messages
@@ -153,6 +164,7 @@ def new_state(d, n_messages, aggregate, trees, payload, net: network.Network, se
     return State.create(
         d=d, n=n, aggregate=aggregate, trees=trees, payload=payload, header=net.header,
         mtu=net.mtu, net=net.params(seed), net_state=network.new_state(n),
+        tpp_link=bool(tpp_link), link_key=rng.stream_key(seed, "t_pp_link"),
         vc=np.zeros((n, n), np.int32), vmax=np.zeros((n, n), np.int32),
         changed=np.zeros((n, n), np.bool_), n_changed=np.zeros(n, i64),
         msg_src=np.full(m, -1, i64), msg_seq=np.zeros(m, i64), msg_vc=np.zeros((m, n), np.int32),
@@ -500,7 +512,10 @@ def _send(st, q, i, k, msgs, count, now, mtu_closed):
     pkts[p, PK_LEN] = count
     pkts[p, PK_SIZE] = size
     pkts[p, PK_MTU_CLOSED] = mtu_closed
-    arrival, wait = network.send(st.net, st.net_state, i, now)
+    if st.tpp_link:  # the same propagation delay at every use of the link i -> k
+        arrival, wait = network.send_on_link(st.net, st.net_state, i, k, now, st.link_key)
+    else:
+        arrival, wait = network.send(st.net, st.net_state, i, now)
     st.pkt_wait[p] = wait
     events.schedule(q, arrival, ARRIVAL, p, k)
 
@@ -541,18 +556,23 @@ def simulate(
     aggregate: bool = False,
     trees: str = "per_source",
     payload: int = 50,
+    tpp_per: str = "packet",
 ) -> Run:
     """Run ``schedule`` (the kernel contract of ``causal_lab.engine.run``); see the module
     docstring.  Variants: ``aggregate`` (Algorithm 2), ``trees`` (per source or the single tree
-    of node 0), ``payload`` bytes per message."""
+    of node 0), ``payload`` bytes per message, ``tpp_per`` (a propagation delay per packet or
+    one per directed link)."""
     if schedule.d < 1:
         raise ValueError(f"d must be >= 1, got {schedule.d}")
     if trees not in TREES:
         raise ValueError(f"trees must be one of {', '.join(TREES)}, got {trees!r}")
+    if tpp_per not in TPP_PER:
+        raise ValueError(f"tpp_per must be one of {', '.join(TPP_PER)}, got {tpp_per!r}")
     net = net or network.Network()
     seed = seed if seed is not None else np.random.SeedSequence(0)
     times, who = schedule.times, schedule.sources
-    st = new_state(schedule.d, len(times), bool(aggregate), TREES[trees], int(payload), net, seed)
+    st = new_state(schedule.d, len(times), bool(aggregate), TREES[trees], int(payload), net, seed,
+                   tpp_per == "link")
     _run(st, times, who)
     (entries, vcs, recv, deliv, recv_pkt, max_pending, counters, pkts, wait, log,
      log_len) = _outputs(st)

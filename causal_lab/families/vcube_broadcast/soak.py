@@ -1,6 +1,6 @@
 """Random small configurations of VCube causal broadcast for ``causal-lab soak``: 2 to 128 nodes,
-every variant (aggregation, single tree, payload), both broadcast laws, FIFO and non-FIFO links,
-windows from one burst to broadcasts far apart."""
+every variant (aggregation, single tree, payload), both broadcast laws, FIFO and non-FIFO links
+(a delay per packet or one per link), windows from one burst to broadcasts far apart."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ def draw(g: np.random.Generator) -> dict:
         "tpp_mean": float(g.uniform(0, 200)),
         "tpp_sigma": float(g.uniform(0, 120)) if jitter else 0.0,
         "tpp_negative": str(g.choice(list(network.NEGATIVE_RULES))),
+        "tpp_per": str(g.choice(kernel.TPP_PER)),
     }
 
 
@@ -33,7 +34,8 @@ def run(config: dict, seed: np.random.SeedSequence) -> kernel.Run:
     net = network.Network(**{k: config[k] for k in (*network.PARAMETER_NAMES, "tpp_negative")})
     schedule = kernel.Schedule.one_shot(config["d"], config["window"], config["sources"], seed)
     return kernel.simulate(schedule, net=net, seed=seed, aggregate=config["aggregate"],
-                           trees=config["trees"], payload=config["payload"])
+                           trees=config["trees"], payload=config["payload"],
+                           tpp_per=config.get("tpp_per", "packet"))
 
 
 PROTOCOLS = (Protocol("vcube_broadcast", "vcube_broadcast", draw, run),)

@@ -19,6 +19,7 @@ from causal_lab.families.vcube_broadcast.experiments import SIZES
 from causal_lab.topology import vcube as topology
 
 NOTEBOOK = "14_icpp18_figure7"
+SENSITIVITY = {"tpp_per": ["link"]}  # notebook 10's sensitivity sweep: one propagation delay per link
 METRICS = ["mean_reception_latency", "max_reception_latency", "mean_delivery_latency",
            "mean_holding_time", "mean_queue_wait"]
 NAMES = {False: "NO_AGG", True: "AGG"}
@@ -222,16 +223,136 @@ def measure(rows: pd.DataFrame, summary: pd.DataFrame, experiment, scale: str) -
             f"AGG {tq[True][1024]:.1f} u.t., NO_AGG longer by {pct(tq[False], tq[True])[1024]:.0f} %")
     else:
         out["000-F7-tq-noagg-N1024"] = out["000-F7-tq-order-N1024"] = missing(1024)
+    for n, cid in ((256, "000-F7-recv-level-N256"), (1024, "000-F7-recv-level-N1024")):
+        out[cid] = Measured(float(d_recv[n]), f"{d_recv[n]:+.2f} %") if n in sizes else missing(n)
+    d_hold = pct(hold[False], hold[True])
+    for n in (16, 1024):
+        out[f"000-F7-hold-level-N{n}"] = (Measured(float(d_hold[n]), f"{d_hold[n]:+.1f} % ({hold[False][n]:.2f} vs "
+                                                   f"{hold[True][n]:.2f} u.t.)") if n in sizes else missing(n))
+    if 1024 in sizes:
+        d_tq = pct(tq[False], tq[True])[1024]
+        out["000-F7-tq-level-N1024"] = Measured(float(d_tq), f"{d_tq:+.0f} % ({tq[False][1024]:.1f} vs "
+                                                             f"{tq[True][1024]:.1f} u.t.)")
+    else:
+        out["000-F7-tq-level-N1024"] = missing(1024)
     ratio = {v: _ours(summary, "reception_ratio_1024_8", 1024, v) for v in ("AGG", "NO_AGG")}
     maxratio = {v: _ours(summary, "reception_max_increase_1024_8", 1024, v) for v in ("AGG", "NO_AGG")}
     if ratio["AGG"] is None:
-        for key in ("ratio-AGG", "ratio-NO_AGG", "ratio-order", "maxratio-order"):
+        for key in ("ratio-AGG", "ratio-NO_AGG", "ratio-band-AGG", "ratio-band-NO_AGG", "ratio-order",
+                    "maxratio-order", "maxratio-AGG", "maxratio-NO_AGG"):
             out[f"000-F7-{key}"] = missing("8 and 1024")
         return out
+    floor_ratio = fl[1024] / fl[8]
     for v in ("AGG", "NO_AGG"):
-        out[f"000-F7-ratio-{v}"] = Measured(ratio[v], f"{ratio[v]:.2f}")
+        out[f"000-F7-ratio-{v}"] = Measured(ratio[v], f"{ratio[v]:.2f} (floor ratio {floor_ratio:.2f})")
+        out[f"000-F7-ratio-band-{v}"] = Measured(ratio[v], f"{ratio[v]:.2f}")
+        out[f"000-F7-maxratio-{v}"] = Measured(maxratio[v], f"{maxratio[v]:.2f}")
     out["000-F7-ratio-order"] = Measured(bool(ratio["NO_AGG"] > ratio["AGG"]),
                                          f"{ratio['NO_AGG']:.2f} > {ratio['AGG']:.2f}")
     out["000-F7-maxratio-order"] = Measured(bool(maxratio["NO_AGG"] > maxratio["AGG"]),
                                             f"{maxratio['NO_AGG']:.2f} > {maxratio['AGG']:.2f}")
     return out
+
+
+LINK_IDS = ("000-F7-recv-level-N1024-link", "000-F7-deliv-agg-N1024-link", "000-F7-hold-level-N1024-link",
+            "000-F7-tq-level-N1024-link")
+
+
+def measure_link(link: pd.DataFrame | None, scale: str) -> dict[str, Measured]:
+    """The REPORT rows of the per-link sensitivity reading at N = 1024 (``summarize`` of its runs)."""
+    if link is None or 1024 not in set(link.index.get_level_values("n_nodes")):
+        return {cid: _missing(1024, scale) for cid in LINK_IDS}
+    recv, deliv = _variants(link, "mean_reception_latency"), _variants(link, "mean_delivery_latency")
+    hold, tq = _variants(link, "mean_holding_time"), _variants(link, "mean_queue_wait")
+    values = (pct(recv[True], recv[False])[1024], pct(deliv[True], deliv[False])[1024],
+              pct(hold[False], hold[True])[1024], pct(tq[False], tq[True])[1024])
+    return {cid: Measured(float(v), f"{v:+.1f} %") for cid, v in zip(LINK_IDS, values)}
+
+
+def link_table(summary: pd.DataFrame, link: pd.DataFrame) -> pd.DataFrame:
+    """Per N: AGG vs NO_AGG in %, with a propagation delay per packet (default) and per link."""
+    out = {}
+    for name, s in (("per packet", summary), ("per link", link)):
+        recv, deliv = _variants(s, "mean_reception_latency"), _variants(s, "mean_delivery_latency")
+        hold, tq = _variants(s, "mean_holding_time"), _variants(s, "mean_queue_wait")
+        out[f"recv AGG vs NO_AGG %, {name}"] = pct(recv[True], recv[False]).round(2)
+        out[f"deliv AGG vs NO_AGG %, {name}"] = pct(deliv[True], deliv[False]).round(2)
+        out[f"hold NO_AGG longer %, {name}"] = pct(hold[False], hold[True]).round(1)
+        out[f"t_q NO_AGG longer %, {name}"] = pct(tq[False], tq[True]).round(1)
+        out[f"recv NO_AGG, {name}"] = recv[False].round(1)
+    return pd.DataFrame(out).rename_axis("N")
+
+
+def reading(verdicts: pd.DataFrame, summary: pd.DataFrame, link: pd.DataFrame | None, experiment) -> str:
+    """The explanation of this run's verdicts from the verdict table and the summaries."""
+    from causal_lab.families.vcube_broadcast.artifacts import reading as rd
+
+    sizes = sorted(set(summary.index.get_level_values("n_nodes")))
+    fl = floor(experiment)
+    recv, deliv = _variants(summary, "mean_reception_latency"), _variants(summary, "mean_delivery_latency")
+    hold, tq = _variants(summary, "mean_holding_time"), _variants(summary, "mean_queue_wait")
+    d_recv, d_deliv, d_hold = pct(recv[True], recv[False]), pct(deliv[True], deliv[False]), pct(hold[False], hold[True])
+    above = (pd.concat([recv[False], recv[True]], axis=1).min(axis=1) / fl.loc[sizes] - 1) * 100
+    ids = list(verdicts["id"])
+    signs = [c for c in ids if c.startswith(("000-F7-recv-agg", "000-F7-deliv-diff", "000-F7-deliv-agg-N1024",
+                                             "000-F7-hold-N", "000-F7-tq-noagg", "000-F7-tq-order"))
+             and not c.endswith("-link")]
+    mid = [n for n in sizes if 16 <= n <= 512]
+    paragraphs = [([c for c in ids if c.startswith("000-F7-floor") or c == "000-F7-deliv-ge-recv"],
+                   f"*Model floor (sanity, {rd.which(verdicts, [c for c in ids if c.startswith('000-F7-floor')])}).* "
+                   f"Mean reception latencies stay {above.min():.0f}-{above.max():.0f} % above the propagation floor "
+                   f"(mean depth x 102 u.t.), the most at N = {above.idxmax()}"
+                   + (" where the sending queues fill." if above.idxmax() >= 512 else "."))]
+    text = f"*Signs and ranges of spec §4 ({rd.which(verdicts, signs)}).* "
+    if mid:
+        text += (f"AGG reception is {d_recv.loc[mid].min():+.1f} to {d_recv.loc[mid].max():+.1f} % against NO_AGG for "
+                 f"N = {mid[0]}..{mid[-1]}; delivery latencies differ by at most {d_deliv.loc[[n for n in sizes if n <= 512]].abs().max():.1f} % "
+                 f"for N <= 512 (paper: at most 3.2 %); holding times are shorter with AGG "
+                 + ("at every N >= 32. " if all(hold[True][n] < hold[False][n] for n in sizes if n >= 32)
+                    else "not at every N >= 32. "))
+    if 1024 in sizes:
+        text += (f"At N = 1024 AGG receives {d_recv[1024]:+.1f} % and delivers {d_deliv[1024]:+.1f} % (paper -7.4 % "
+                 f"and -12.2 %), and the NO_AGG sending queue waits {tq[False][1024]:.1f} u.t. (\"around 50 u.t.\").")
+    paragraphs.append((signs, text))
+    if {16, 256, 1024} <= set(sizes):
+        lv = ["000-F7-recv-level-N256", "000-F7-recv-level-N1024", "000-F7-hold-level-N16", "000-F7-hold-level-N1024",
+              "000-F7-tq-level-N1024"]
+        paragraphs.append((lv, (
+            f"*Levels ({rd.which(verdicts, lv)}).* The spec checks only signs for most quoted levels; here they are "
+            f"compared.  Reception at N = 256: {d_recv[256]:+.1f} % against +8.1 %; at N = 1024 {d_recv[1024]:+.1f} % "
+            f"against -7.4 %.  Holding time, NO_AGG longer by {d_hold[16]:.0f} % at N = 16 and {d_hold[1024]:.0f} % at "
+            f"N = 1024 against 5 % and 53.4 %.  Sending-queue wait at N = 1024, NO_AGG longer by "
+            f"{pct(tq[False], tq[True])[1024]:.0f} % ({tq[False][1024]:.1f} vs {tq[True][1024]:.1f} u.t.) against 53.4 %.  "
+            f"Our holding times are small ({hold[True].min():.1f}-{hold[True].max():.1f} u.t. with AGG, "
+            f"{hold[False].min():.1f}-{hold[False].max():.1f} u.t. without, against reception latencies of "
+            f"{recv[False].min():.0f}-{recv[False].max():.0f} u.t.), so a relative difference between two of them is "
+            f"large; the paper's own percentages at N = 1024 imply holding times several times ours relative to the "
+            f"latency (notebook 16).  A FIFO queue served at one packet per u.t. is strongly non-linear near "
+            f"saturation, so AGG's fewer packets cut its wait by {tq[False][1024] / tq[True][1024]:.1f}x; the paper's "
+            f"+53.4 % (and the same 53.4 % quoted for the holding time, spec W16) points to a less saturated or "
+            f"differently served queue, which the texts do not specify (spec W4).")))
+        r = {v: _ours(summary, "reception_ratio_1024_8", 1024, v) for v in ("AGG", "NO_AGG")}
+        m = {v: _ours(summary, "reception_max_increase_1024_8", 1024, v) for v in ("AGG", "NO_AGG")}
+        rt = ["000-F7-ratio-AGG", "000-F7-ratio-NO_AGG", "000-F7-ratio-band-AGG", "000-F7-ratio-band-NO_AGG",
+              "000-F7-maxratio-AGG", "000-F7-maxratio-NO_AGG", "000-F7-ratio-order", "000-F7-maxratio-order"]
+        if 8 in sizes:
+            paragraphs.append((rt, (
+                f"*Ratios N = 1024 / N = 8 (spec W15).* Our ratio of mean reception latencies is {r['AGG']:.2f} (AGG) "
+                f"and {r['NO_AGG']:.2f} (NO_AGG) against the printed 2.1 / 2.2 "
+                f"({rd.which(verdicts, rt[:2])}): the propagation floor alone grows {fl[1024] / fl[8]:.2f}x from 8 to "
+                f"1024 nodes (5.005 vs 1.714 hops of ≈ 102 u.t.), so 2.1-2.2 cannot be ratios of mean latencies under "
+                f"the stated model.  The spec's band [2.9, 4.5] for the ratio of means, which the printed \"maximum "
+                f"increase\" 3.9 / 4.1 would fit if it were a ratio of means, gives {rd.which(verdicts, rt[2:4])}.  "
+                f"Our ratios of the maximum latencies are {m['AGG']:.2f} and {m['NO_AGG']:.2f} against 3.9 / 4.1 "
+                f"(REPORT; {'both inside' if abs(m['AGG'] / 3.9 - 1) <= 0.1 and abs(m['NO_AGG'] / 4.1 - 1) <= 0.1 else 'not both inside'} "
+                f"the ±10 % band); a maximum over all pairs of a run is a noisy statistic.")))
+    if link is not None and rd.ran(verdicts, *LINK_IDS):
+        lr, ld = _variants(link, "mean_reception_latency"), _variants(link, "mean_delivery_latency")
+        lh, lq = _variants(link, "mean_holding_time"), _variants(link, "mean_queue_wait")
+        paragraphs.append((list(LINK_IDS), (
+            f"*Sensitivity, one propagation delay per link (REPORT, `tpp_per = \"link\"`, notebook 10's runs).* At "
+            f"N = 1024 AGG receives {pct(lr[True], lr[False])[1024]:+.1f} % and delivers {pct(ld[True], ld[False])[1024]:+.1f} % "
+            f"against NO_AGG (paper -7.4 / -12.2 %; per packet {d_recv[1024]:+.1f} / {d_deliv[1024]:+.1f} %); NO_AGG holds "
+            f"{pct(lh[False], lh[True])[1024]:.0f} % and queues {pct(lq[False], lq[True])[1024]:.0f} % longer (paper 53.4 %).  "
+            f"With fixed links fewer messages are aggregated (notebook 10), so AGG keeps more packets in its queues.")))
+    return rd.compose(verdicts, paragraphs, "No parameter was tuned.")

@@ -140,7 +140,7 @@ def _replay(row: pd.Series) -> kernel.Run:
     seed = np.random.SeedSequence(json.loads(row.seed_entropy))
     schedule = kernel.Schedule.one_shot(int(row.n_nodes).bit_length() - 1, float(row.window), str(row.sources), seed)
     run = kernel.simulate(schedule, net=network.from_point(row), seed=seed, aggregate=bool(row.aggregation),
-                          trees=str(row.trees), payload=int(row.payload))
+                          trees=str(row.trees), payload=int(row.payload), tpp_per=str(row.tpp_per))
     run.verify()
     same = run.packets == row.packets and all(v == row[c] for c, v in size_histogram(run.packet_sizes).items())
     if not same:
@@ -223,7 +223,8 @@ def measure(rows: pd.DataFrame, runs: dict[str, kernel.Run], scale: str) -> dict
     out = _structural(rows, runs)
     _, text, paper_n = published()
     n = int(rows.n_nodes.iloc[0])
-    ids = ["000-T3-agg-over300-positive", "000-T3-small-noagg-gt-agg", "000-T3-over1400", "000-T3-mtu-closed",
+    ids = ["000-T3-agg-over300", "000-T3-small-noagg-gt-agg", "000-T3-over1400", "000-T3-mtu-closed",
+           "000-T3-over1400-level", "000-T3-mtu-closed-level",
            *(f"000-T3-{v.lower().replace('_', '')}-{b}" for v in VARIANTS for b in BIN_IDS)]
     if n != paper_n:
         return out | {i: not_run(f"not run: N={n} at the {scale} scale, published N={paper_n}") for i in ids}
@@ -233,15 +234,66 @@ def measure(rows: pd.DataFrame, runs: dict[str, kernel.Run], scale: str) -> dict
     share1400 = float(100 * agg_s.packets_over_1400_mean / agg_s.packets_mean)
     closed = float(100 * agg_s.mtu_closed_packets_mean / agg_s.packets_mean)
     out |= {
-        "000-T3-agg-over300-positive": Measured(agg_over300, f"{agg_over300:.2f}"),
+        "000-T3-agg-over300": Measured(agg_over300, f"{agg_over300:.2f}"),
         "000-T3-small-noagg-gt-agg": Measured(bool(ours.NO_AGG.iloc[0] > ours.AGG.iloc[0]),
                                               f"{ours.NO_AGG.iloc[0]:.2f} > {ours.AGG.iloc[0]:.2f}"),
         "000-T3-over1400": Measured(share1400, f"{share1400:.3f}"),
         "000-T3-mtu-closed": Measured(closed, f"{agg_s.mtu_closed_packets_mean:.1f} of {agg_s.packets_mean:.0f}"
                                               f" = {closed:.3f} %"),
+        "000-T3-over1400-level": Measured(share1400, f"{share1400:.3f}"),
+        "000-T3-mtu-closed-level": Measured(float(agg_s.mtu_closed_packets_mean),
+                                            f"{agg_s.mtu_closed_packets_mean:.1f} of {agg_s.packets_mean:.0f}"),
     }
     for v in VARIANTS:
         for b, label in zip(BIN_IDS, ours.index):
             value = float(ours.loc[label, v])
             out[f"000-T3-{v.lower().replace('_', '')}-{b}"] = Measured(value, f"{value:.2f}")
     return out
+
+
+def reading(verdicts: pd.DataFrame, rows: pd.DataFrame, runs: dict[str, kernel.Run]) -> str:
+    """The explanation of this run's verdicts from the verdict table, the runs and their re-simulation."""
+    from causal_lab.families.vcube_broadcast.artifacts import reading as rd
+
+    _, text, paper_n = published()
+    n = int(rows.n_nodes.iloc[0])
+    plain_rows = rows[~rows.aggregation]
+    above = plain_rows.size_300_400 + plain_rows.size_gt400
+    structural = ["000-T3-noagg-over300-iff", "000-T3-noagg-from-messages", "003-T4.3-floor136", "000-T3-mtu",
+                  "000-T3-oracle"]
+    agg = runs["AGG"]
+    multi = agg.packet_messages > 1
+    paragraphs = [(structural, (
+        f"*Structure (sanity, {rd.which(verdicts, structural)}).* A NO_AGG packet carries one message, so the NO_AGG "
+        f"column is the message-size distribution repeated N - 1 times, and it reaches the (300, 400] bin only in a run "
+        f"where some message has more than {deps_300()} dependencies: here "
+        + ", ".join(f"{d} (max deps) -> {a} packets" for d, a in zip(plain_rows.max_dependencies, above))
+        + f".  The smallest multi-message packet is {int(agg.packet_sizes[multi].min()) if multi.any() else '-'} bytes, "
+          "the 136-byte floor of the size accounting."))]
+    if n != paper_n:
+        return rd.compose(verdicts, paragraphs + [([], f"The comparisons with the published N = {paper_n} table are "
+                                                       f"NOT_RUN at N = {n}.")])
+    ours, pub = shares(rows), thesis_oriented()
+    agg_s = summary(rows).loc[True]
+    bins_ids = [c for c in verdicts["id"] if c.startswith(("000-T3-noagg-", "000-T3-agg-")) and "iff" not in c
+                and "messages" not in c]
+    gap = (ours - pub).abs().stack()
+    worst = gap.idxmax()
+    paragraphs.append((bins_ids + ["000-T3-small-noagg-gt-agg"], (
+        f"*Bins ({rd.which(verdicts, bins_ids)}).* With W = 500 our N = {n} messages carry somewhat more causal "
+        f"information than the paper's (notebook 13), so one-message packets are larger: the [0, 100] bin holds "
+        f"{ours.NO_AGG.iloc[0]:.1f} % of the NO_AGG packets (thesis {pub.NO_AGG.iloc[0]:g} %); the largest gap is "
+        f"{gap.max():.1f} points ({worst[1]}, {worst[0]} bytes).  The NO_AGG bins above 300 bytes hold "
+        f"{ours.NO_AGG[over_300()].sum():.2f} % (printed 0.00): every such packet comes from a run whose largest "
+        f"dependency count exceeds {deps_300()}, which the paper's Figure 6 maximum (54) never does.  With "
+        f"aggregation {ours.AGG[over_300()].sum():.2f} % of the packets exceed 300 bytes against 8.45 %: we "
+        f"aggregate less at N = {n} (notebooks 10 and 11) and our multi-message packets carry fewer messages.  The "
+        "spec's ±10 points would accept the bins below 10 % even without any aggregation, so those are judged "
+        "against ±50 % of the share (and the printed 0.00 to two decimals).")))
+    tail = ["000-T3-over1400", "000-T3-over1400-level", "000-T3-mtu-closed", "000-T3-mtu-closed-level"]
+    paragraphs.append((tail, (
+        f"*Large packets ({rd.which(verdicts, tail)}).* {100 * agg_s.packets_over_1400_mean / agg_s.packets_mean:.3f} % of "
+        f"the AGG packets exceed 1400 bytes and {agg_s.mtu_closed_packets_mean:.1f} per run were closed by the MTU, against "
+        f"{text['pct_aggr_packets_over_1400_bytes']:g} % and {int(text['mtu_closed_packets'])}: both far below 1 %, "
+        "as the spec's bounds say, and below the paper's levels for the same reason (fewer, smaller aggregates).")))
+    return rd.compose(verdicts, paragraphs, "No parameter was tuned; the runs are notebook 10's.")

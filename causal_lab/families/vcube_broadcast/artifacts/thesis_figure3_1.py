@@ -18,7 +18,7 @@ from causal_lab import claims, plotting
 from causal_lab.claims import Measured, not_run
 from causal_lab.engine import network
 from causal_lab.families.vcube_broadcast import kernel
-from causal_lab.families.vcube_broadcast.experiments import SIZES, causal_barrier_sizes
+from causal_lab.families.vcube_broadcast.experiments import causal_barrier_sizes
 
 NOTEBOOK = "20_thesis_figure3_1"
 METRICS = ["mean_vc_entries", "mean_causal_barrier", "max_causal_barrier", "max_indirect_dependencies",
@@ -180,12 +180,13 @@ def measure(example: pd.DataFrame, cross: pd.DataFrame, ours: pd.DataFrame, scal
     ns = ours.index
     bad = int(ours["messages with barrier > entries"].sum())
     out["003-F3.1-barrier-le-vc"] = Measured(bad == 0, f"{bad} messages above", f"N = {ns.min()}..{ns.max()}")
-    for n in SIZES:
-        if n in ns:
-            out[f"003-F3.1-below6-N{n}"] = Measured(float(ours.loc[n, "barrier (mean)"]),
-                                                    f"{ours.loc[n, 'barrier (mean)']:.2f}")
-        else:
-            out[f"003-F3.1-below6-N{n}"] = not_run(f"N={n} not in the {scale} scale")
+    # "less than 6 entries per message" is stated for N = 1024 only (thesis §3.3.3); the table
+    # shows the barrier at every N
+    if 1024 in ns:
+        out["003-F3.1-below6-N1024"] = Measured(float(ours.loc[1024, "barrier (mean)"]),
+                                                f"{ours.loc[1024, 'barrier (mean)']:.2f}")
+    else:
+        out["003-F3.1-below6-N1024"] = not_run(f"N=1024 not in the {scale} scale")
     vc = ours["VC entries (mean)"]
     out["003-F3.1-vc-increasing"] = Measured(bool((np.diff(vc.to_numpy()) > 0).all()),
                                              " < ".join(f"{v:.2f}" for v in vc), f"N = {ns.min()}..{ns.max()}")
@@ -199,3 +200,50 @@ def measure(example: pd.DataFrame, cross: pd.DataFrame, ours: pd.DataFrame, scal
     out["003-F3.1-vc-N1024"] = Measured(float(r["VC entries (mean)"]), f"{r['VC entries (mean)']:.2f}")
     out["003-F3.1-indirect-N1024"] = Measured(int(r["max indirect"]), f"{int(r['max indirect'])}")
     return out
+
+
+def reading(verdicts: pd.DataFrame, ours: pd.DataFrame, sens: pd.DataFrame, quoted: dict) -> str:
+    """The explanation of this run's verdicts from the verdict table, ``table`` and ``sensitivity``."""
+    from causal_lab.families.vcube_broadcast.artifacts import reading as rd
+
+    ids = list(verdicts["id"])
+    sanity = [c for c in ids if c.startswith(("003-F3.1-example", "003-F3.1-crosscheck", "003-F3.1-barrier-le-vc"))]
+    paragraphs = [(sanity, (
+        f"*The definition (sanity, {rd.which(verdicts, sanity)}).* `causal_barrier_sizes` reproduces the thesis' "
+        "example and agrees, message by message, with a brute-force transitive reduction of happened-before for both "
+        "workloads (the second exercises the sender's own previous message); no barrier exceeds its vector clock, "
+        "which must hold: the barrier keeps at most one message per source the compressed clock carries, or the "
+        "sender's own."))]
+    vc, cb = ours["VC entries (mean)"], ours["barrier (mean)"]
+    paragraphs.append((["003-F3.1-vc-increasing"], (
+        f"*Shape ({rd.verdict(verdicts, '003-F3.1-vc-increasing')}).* The mean vector clock grows with N "
+        f"({vc.iloc[0]:.2f} at N = {vc.index[0]} to {vc.iloc[-1]:.2f} at N = {vc.index[-1]}) and the barrier with it "
+        f"({cb.iloc[0]:.2f} to {cb.iloc[-1]:.2f}).")))
+    lv = ["003-F3.1-below6-N1024", "003-F3.1-ratio-N1024", "003-F3.1-vc-N1024", "003-F3.1-indirect-N1024"]
+    if 1024 in ours.index:
+        r = ours.loc[1024]
+        over6 = [n for n in ours.index if cb[n] >= quoted["mean_causal_barrier_below"]]
+        row = sens.loc[[k for k in sens.index if "1000" in k][0]] if any("1000" in k for k in sens.index) else None
+        text = (f"*Levels at N = 1024 ({rd.which(verdicts, lv)}).* Our messages carry {r['VC entries (mean)']:.1f} "
+                f"Birman entries on average (thesis {quoted['mean_vc_entries']:g}; spec §7 prototype ≈ 21) and their "
+                f"causal barrier holds {r['barrier (mean)']:.1f} messages (thesis < {quoted['mean_causal_barrier_below']:g}), "
+                f"so VC / barrier is {r['VC / barrier']:.2f} (check > 3); the largest indirect count is "
+                f"{int(r['max indirect'])} (thesis \"up to {quoted['max_indirect_dependencies']:g}\", REPORT)."
+                + (f"  The mean barrier is 6 or more from N = {min(over6)} on; the thesis states its bound at N = 1024 "
+                   "only, so the smaller N are shown, not judged." if over6 else ""))
+        text += ("  In the default workload every node broadcasts once, at a Uniform(0, 500) instant: a message's "
+                 "causal past is a set of single broadcasts by distinct nodes, mostly concurrent, so most of it is "
+                 "direct; there is no previous message of the same node to sum up a long history.  The thesis' data "
+                 "come from another workload (\"broadcast at a given rate\", uniformly drawn sources, two earlier "
+                 "papers).")
+        if row is not None:
+            text += (f"  The sensitivity table moves that way: with W = 1000 the vector clock grows to "
+                     f"{row['VC entries (mean)']:.1f} entries at N = {int(row['N'])} while the barrier reaches "
+                     f"{row['barrier (mean)']:.1f} (ratio {row['VC / barrier']:.2f}); no workload of `vcube_broadcast` "
+                     "gives both levels at once, and none was tuned.")
+        text += ("  The three numbers are not consistent under one message population either: 47 entries and fewer "
+                 "than 6 direct ones mean more than 40 indirect dependencies on average, so the largest indirect "
+                 "count would be at least 41, not \"up to 31\"; the two series probably come from different "
+                 "experiments (our inference).")
+        paragraphs.append((lv, text))
+    return rd.compose(verdicts, paragraphs)
