@@ -1,0 +1,116 @@
+"""A broadcast's copies as one stream of arrivals: the event queue holds each broadcast's next
+copy only.
+
+At N = 900 a broadcast has 450 copies and about 2.5 x 10^5 copies are in flight (spec §9); one
+heap entry per copy would make every push and pop walk an 18-level heap.  Instead, when a node
+sends a wire message to its destinations, every copy's arrival time is computed at once (the
+delays are counter-based draws, ``channel``), the copies are sorted by arrival into a *block*,
+and only the first is scheduled; popping copy j of a block schedules copy j + 1.  The heap then
+holds one entry per broadcast in flight (about 10^3), and the run processes arrivals in exactly
+the same time order.  A broadcast with a single destination (an internal peer's message to its
+super peer) skips the block.
+
+Blocks are rows of ``blk_time`` / ``blk_dest`` (``width`` = the largest fan-out), recycled
+through the free stack ``blk_free``.  A kernel state using this module has the fields ``channel``,
+``server_free``, ``blk_time``, ``blk_dest``, ``blk_wire``, ``blk_n``, ``blk_free``, ``dests``,
+``arrivals`` and ``tops``, with the fill levels ``tops[T_BLOCKS]`` (rows ever used) and
+``tops[T_FREE_BLOCKS]`` (rows on the free stack).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from causal_lab.engine import events
+from causal_lab.families.free_scale import channel
+
+ARRIVAL_ONE = 0  # event (time, ARRIVAL_ONE, wire, destination)
+ARRIVAL_BLOCK = 1  # event (time, ARRIVAL_BLOCK, block, index of the copy)
+T_BLOCKS = 0
+T_FREE_BLOCKS = 1
+FIRST_FREE_TOP = 2  # kernels number their own fill levels from here
+INITIAL_BLOCKS = 64
+
+
+def new_fields(width: int, nodes: int) -> dict:
+    """The state fields of this module for fan-outs of at most ``width`` copies."""
+    width = max(width, 1)
+    return dict(
+        server_free=np.zeros(nodes, np.float64),
+        blk_time=np.empty((INITIAL_BLOCKS, width), np.float64),
+        blk_dest=np.empty((INITIAL_BLOCKS, width), np.int64),
+        blk_wire=np.empty(INITIAL_BLOCKS, np.int64), blk_n=np.empty(INITIAL_BLOCKS, np.int64),
+        blk_free=np.empty(INITIAL_BLOCKS, np.int64),
+        dests=np.empty(width, np.int64), arrivals=np.empty(width, np.float64),
+    )
+
+
+@numba.njit(cache=True)
+def _block(st):
+    """A free block row (the tables double when none is left)."""
+    tops = st.tops
+    if tops[T_FREE_BLOCKS] > 0:
+        tops[T_FREE_BLOCKS] -= 1
+        return st.blk_free[tops[T_FREE_BLOCKS]]
+    b = tops[T_BLOCKS]
+    if b == st.blk_time.shape[0]:
+        rows, width = st.blk_time.shape
+        t = np.empty((2 * rows, width), np.float64)
+        t[:rows] = st.blk_time
+        st.blk_time = t
+        d = np.empty((2 * rows, width), np.int64)
+        d[:rows] = st.blk_dest
+        st.blk_dest = d
+        w = np.empty(2 * rows, np.int64)
+        w[:rows] = st.blk_wire
+        st.blk_wire = w
+        n = np.empty(2 * rows, np.int64)
+        n[:rows] = st.blk_n
+        st.blk_n = n
+        f = np.empty(2 * rows, np.int64)
+        f[:rows] = st.blk_free
+        st.blk_free = f
+    tops[T_BLOCKS] = b + 1
+    return b
+
+
+@numba.njit(cache=True)
+def send(st, q, wire, app, sender, count, now):
+    """Send ``wire`` (application message ``app``) from ``sender`` to ``st.dests[:count]``,
+    one copy each, in that order through the sender's sending queue."""
+    if count == 0:
+        return
+    c, dests, arrivals = st.channel, st.dests, st.arrivals
+    for j in range(count):
+        d = dests[j]
+        arrivals[j] = (channel.departure(c, st.server_free, sender, now)
+                       + channel.propagation(c, app, sender, d))
+    if count == 1:
+        events.schedule(q, arrivals[0], ARRIVAL_ONE, wire, dests[0])
+        return
+    b = _block(st)
+    order = np.argsort(arrivals[:count])
+    blk_time, blk_dest = st.blk_time, st.blk_dest
+    for j in range(count):
+        k = order[j]
+        blk_time[b, j] = arrivals[k]
+        blk_dest[b, j] = dests[k]
+    st.blk_wire[b] = wire
+    st.blk_n[b] = count
+    events.schedule(q, blk_time[b, 0], ARRIVAL_BLOCK, b, 0)
+
+
+@numba.njit(cache=True)
+def arrival(st, q, kind, a, b):
+    """The (wire, destination) of a popped event; schedules the block's next copy or frees
+    the block."""
+    if kind == ARRIVAL_ONE:
+        return a, b
+    wire, dest = st.blk_wire[a], st.blk_dest[a, b]
+    if b + 1 < st.blk_n[a]:
+        events.schedule(q, st.blk_time[a, b + 1], ARRIVAL_BLOCK, a, b + 1)
+    else:
+        st.blk_free[st.tops[T_FREE_BLOCKS]] = a
+        st.tops[T_FREE_BLOCKS] += 1
+    return wire, dest

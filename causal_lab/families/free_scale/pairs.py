@@ -1,0 +1,85 @@
+"""Dependencies as (process, sequence number) pairs: the integer entries of the external group
+(Listings 11-12, integer branches) and the Immediate Dependency Relation protocol (spec §5.2),
+which are the same rules.
+
+A node keeps, per process i, its vector-time entry and its control-information pair side by
+side: ``vc[row, i, VT]`` (the sequence number of i's last delivered message) and
+``vc[row, i, CI]`` (the value of CI's pair for i; 0: no pair).  A delivered message's pairs are
+checked against the first and then absorbed into the second, so both reads of one pair hit the
+same cache line: at N = 900 a message carries about 120 pairs and this is the protocol's main
+cost.  ``count[row]`` is the number of pairs in CI (its size for the storage overhead); sending
+collects them by one sequential scan of the row (a peer sends once per ~N deliveries).
+
+A message's pairs live in an int32 pool, two words each (process, value), from an offset.
+
+``vc`` is int16 when every sequence number of the run fits (``entry_type``): at N = 900 a row is
+then 1.8 KB instead of 3.6 KB, and reading a message's pairs touches half as many cache lines.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+VT = 0
+CI = 1
+
+
+def entry_type(seqs: np.ndarray) -> type:
+    """The narrowest integer type holding every sequence number of a run (``seqs``)."""
+    return np.int16 if len(seqs) == 0 or seqs.max() < np.iinfo(np.int16).max else np.int32
+
+
+@numba.njit(cache=True, inline="always")
+def first_unmet(vc, row, pool, off, n, start, skip):
+    """Index of the first pair (i, dep), from ``start``, with i != skip and dep > VT[i]
+    (Listing 11 line 3 / the IDR condition); ``n`` if every pair is met."""
+    for k in range(start, n):
+        i = pool[off + 2 * k]
+        if i != skip and pool[off + 2 * k + 1] > vc[row, i, VT]:
+            return k
+    return n
+
+
+@numba.njit(cache=True, inline="always")
+def ci_put(vc, count, row, i, value):
+    """CI := CI minus any pair for i, plus (i, value) (Listing 12 lines 7-10)."""
+    if vc[row, i, CI] == 0:
+        count[row] += 1
+    vc[row, i, CI] = value
+
+
+@numba.njit(cache=True, inline="always")
+def ci_absorb(vc, count, row, pool, off, n):
+    """Listing 12 lines 17-19 for integer entries: a delivered message's pair (i, dep) means
+    CI's pair for i is no longer an immediate predecessor if its value is <= dep (spec A8: never
+    remove a newer one).  Returns how many removed pairs were strictly below dep (the A8
+    diagnostic: expected never)."""
+    below = 0
+    for k in range(n):
+        i = pool[off + 2 * k]
+        s = vc[row, i, CI]
+        if s != 0:
+            dep = pool[off + 2 * k + 1]
+            if s <= dep:
+                if s < dep:
+                    below += 1
+                vc[row, i, CI] = 0
+                count[row] -= 1
+    return below
+
+
+@numba.njit(cache=True, inline="always")
+def ci_take(vc, count, row, pool, top):
+    """Copy CI's pairs into ``pool`` at ``top`` and empty CI (Listing 9 lines 2-3); returns the
+    number of pairs.  The pool must hold ``top + 2 * count[row]`` words."""
+    n = 0
+    for i in range(vc.shape[1]):
+        value = vc[row, i, CI]
+        if value != 0:
+            pool[top + 2 * n] = i
+            pool[top + 2 * n + 1] = value
+            vc[row, i, CI] = 0
+            n += 1
+    count[row] = 0
+    return n
