@@ -14,7 +14,11 @@ STAMPS    := build/stamps/$(SCALE)
 DONE      := $(patsubst notebooks/%.ipynb,$(STAMPS)/%.done,$(NOTEBOOKS))
 SOURCES   := $(shell find causal_lab -name '*.py') $(wildcard data/expected/*.csv data/expected/claims/*.csv)
 
-.PHONY: install figures test bench soak lab notebooks clean-smoke
+.PHONY: install figures test bench soak lab notebooks report clean-smoke
+
+# Debian's Chromium and its driver, for the browser tests (no browser download)
+BROWSER := /usr/bin/chromium /usr/bin/chromedriver
+SUDO    := $(if $(filter 0,$(shell id -u)),,sudo)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,6 +28,10 @@ $(STAMP): pyproject.toml
 	touch $@
 
 install: $(STAMP)
+
+$(BROWSER) &:
+	$(SUDO) apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends chromium chromium-driver
 
 ## make figures [SCALE=smoke|default|paper] [-j2]: run every stale notebook with papermill, then
 ## print every notebook's last run; fails if one failed (the others still run)
@@ -43,7 +51,7 @@ endif
 
 ## make test: unit, scenario and Spark tests, a short soak of every protocol, then every notebook
 ## at smoke scale under nbval, comparing the outputs of the cells marked NBVAL_CHECK_OUTPUT
-test: $(STAMP)
+test: $(STAMP) $(BROWSER)
 	CAUSAL_LAB_SCALE=smoke $(BIN)/python -m pytest --nbval-lax --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider tests notebooks
 
@@ -58,6 +66,10 @@ bench: $(STAMP)
 ## make soak [SOAK_RUNS=10000]: random small configurations of every protocol through verify()
 soak: $(STAMP)
 	$(BIN)/causal-lab soak --runs $(SOAK_RUNS)
+
+## make report: the reproduction report under report/ (index.html), from the committed outputs
+report: $(STAMP)
+	$(BIN)/python -m causal_lab.report
 
 ## make lab: JupyterLab on notebooks/ (also as root, as in most reviewers' containers)
 lab: $(STAMP)

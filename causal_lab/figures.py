@@ -49,9 +49,7 @@ def notebooks(pattern: str = "*.ipynb") -> list[Path]:
 
 
 def output_dir(scale: str) -> Path:
-    folder = paths.scale_root(scale) / "papermill_runs"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    return paths.output_folder(scale, "papermill_runs")
 
 
 def status_file(scale: str, name: str) -> Path:

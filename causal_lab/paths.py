@@ -1,8 +1,9 @@
 """Where things live in the checkout.
 
-Results of the committed scales (``default``, and ``paper`` when a reviewer runs it) go to the
-tracked folders ``figures/`` and ``data/verdicts/``.  Smoke runs (CI, nbval) write to the
-ignored ``build/smoke/`` so that running the tests never changes committed outputs.
+Results of the committed scales go to tracked folders: the default scale to ``figures/``,
+``papermill_runs/`` and ``data/verdicts/``; the paper scale to a ``paper/`` folder inside each,
+so that both are committed side by side.  Smoke runs (CI, nbval) write to the ignored
+``build/smoke/`` so that running the tests never changes committed outputs.
 """
 
 from __future__ import annotations
@@ -23,16 +24,21 @@ def scale_root(scale: str) -> Path:
     return repo_root() / "build" / "smoke" if scale == "smoke" else repo_root()
 
 
-def figures_dir(scale: str) -> Path:
-    path = scale_root(scale) / "figures"
+def output_folder(scale: str, name: str) -> Path:
+    """The folder ``name`` (figures, papermill_runs, data/verdicts) of ``scale``'s outputs."""
+    path = scale_root(scale) / name
+    if scale == "paper":
+        path = path / "paper"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def figures_dir(scale: str) -> Path:
+    return output_folder(scale, "figures")
 
 
 def verdicts_dir(scale: str) -> Path:
-    path = scale_root(scale) / "data" / "verdicts"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return output_folder(scale, "data/verdicts")
 
 
 def expected_dir() -> Path:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+
 import matplotlib
 
-matplotlib.use("Agg")  # figures are files; notebooks still show them inline through IPython
+if "ipykernel" not in sys.modules:  # scripts and tests draw into files; a notebook shows them inline
+    matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import seaborn as sns  # noqa: E402
