@@ -138,7 +138,7 @@ def test_publication_schedule_is_the_first_epochs_of_poisson_publishers():
     seed = np.random.SeedSequence(1)
     candidates = np.arange(100, 4096)
     p, m, mean = 64, 6400, 500.0
-    times, sources = pubsub_workload.publication_schedule(seed, candidates, p, m, mean)
+    times, sources = pubsub_workload.publication_schedule(seed, candidates, p, m, mean, "poisson")
     assert (np.diff(times) >= 0).all() and times[0] > 0
     assert np.isin(sources, candidates).all()
     counts = np.unique(sources, return_counts=True)[1]
@@ -204,3 +204,39 @@ def test_broker_publications_reject_bad_parameters(kw, match):
 def test_workload_rejects_bad_schedules(args, match):
     with pytest.raises(ValueError, match=match):
         by_hand(*args)
+
+
+def test_periodic_schedule_gives_each_of_128_publishers_one_publication():
+    """Spec A16 amendment (E8): P publishers on a fixed period from a random phase, the global
+    cap keeping the earliest; with P = messages every publisher publishes once, within the
+    first period, as in the authors' simulator (a publisher waits 500 u.t. between messages)."""
+    seed = np.random.SeedSequence(2)
+    candidates = np.arange(4096)
+    times, sources = pubsub_workload.publication_schedule(seed, candidates, 128, 128, 500.0)
+    assert len(np.unique(sources)) == 128 and (np.diff(times) >= 0).all()
+    assert times.min() >= 0 and times.max() < 500.0
+    # fewer publishers: each publishes every 500 u.t. from its phase until the cap
+    times, sources = pubsub_workload.publication_schedule(seed, candidates, 32, 128, 500.0)
+    for node in np.unique(sources):
+        mine = times[sources == node]
+        assert len(mine) == 4 and mine[0] < 500.0
+        np.testing.assert_allclose(np.diff(mine), 500.0)
+    # the same publishers as the Poisson schedule of the same seed (paired sensitivity runs)
+    _, poisson = pubsub_workload.publication_schedule(seed, candidates, 32, 128, 500.0, "poisson")
+    assert set(np.unique(poisson)) == set(np.unique(sources))
+    with pytest.raises(ValueError, match="schedule"):
+        pubsub_workload.publication_schedule(seed, candidates, 32, 128, 500.0, "uniform")
+
+
+def test_schedule_is_a_variant_that_keeps_the_poisson_seeds():
+    """``schedule`` is a variant parameter of ``ps_brokers``: both schedules of a replication run
+    on the same seed, the one the Poisson runs had before the periodic default existed."""
+    from causal_lab import catalog, sweep
+    e = catalog.get("ps_brokers")
+    periodic, poisson = (e.points("default", {"system": ["vcube_ps"], "schedule": [s]})[0] for s in ("periodic", "poisson"))
+    a, b = (sweep.task_seed(1, e, pt, 0) for pt in (periodic, poisson))
+    assert a.entropy == b.entropy and a.spawn_key == b.spawn_key
+    rows = {s: e.replicate({**periodic, "n_nodes": 256, "publishers": 16, "messages": 16, "schedule": s},
+                           np.random.SeedSequence(5)) for s in ("periodic", "poisson")}
+    assert rows["periodic"]["latency"] == pytest.approx(rows["periodic"]["latency_from_start"])
+    assert rows["poisson"]["latency"] >= rows["poisson"]["latency_from_start"]

@@ -761,3 +761,171 @@ def test_first_rec_shortcut_breaks_causal_order_under_churn_and_safe_rule_does_n
         late[rule] = report.late
     assert late["strict"] > 0
     assert late["safe"] == 0
+
+
+# ------------------------------------------------------------------------------------------
+# Issue 10: path wait, delivery latency, SRPT-S's fast subscription
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["vcube_ps", "srpt"])
+@pytest.mark.parametrize("t_t", [1.0, 0.0, 2.5])
+def test_path_wait_is_the_latency_minus_the_propagation_of_each_hop(mode, t_t):
+    """With a constant t_pp, a reception at x arrives at start + Σ_hops (enqueue→departure + t_pp):
+    the path wait (the authors' WAIT_TIME) is the latency minus hops · t_pp.  100 % subscribers:
+    VCube-PS's tree is the publisher's binomial tree (popcount(src ⊕ x) hops), SRPT-S's the
+    root's plus the delegation hop; with t_t = 0 nothing waits."""
+    d = 7
+    seed = np.random.SeedSequence(11)
+    w = pubsub_workload.single_publisher(d, 1.0, seed)
+    run = vp.simulate(w, net=vp.thesis_network(t_t=t_t), seed=seed, mode=mode)
+    run.verify()
+    src, root = int(w.nodes[0]), int(w.roots[0])
+    others = [x for x in range(1 << d) if x != src]
+    if mode == "vcube_ps":
+        hops = np.array([bin(src ^ x).count("1") for x in others])
+    else:
+        hops = np.array([bin(root ^ x).count("1") + (src != root) for x in others])
+    expected = run.mean_latency() - T_PP * hops.mean()
+    assert run.mean_path_wait() == pytest.approx(expected, abs=1e-9)
+    if t_t == 0.0:
+        assert run.mean_path_wait() == 0.0 and run.mean_path_wait("copy") == 0.0
+    else:  # every hop costs at least its own t_t
+        assert run.mean_path_wait() >= t_t * hops.mean() - 1e-9
+        assert run.mean_path_wait("copy") > 0
+
+
+def test_path_wait_per_copy_counts_relays_and_delegations():
+    """SRPT-S at 25 %: the per-copy mean covers the relays' copies and the delegation copy, whose
+    path wait is its own enqueue→departure time (t_t on an idle queue)."""
+    d = 8
+    seed = np.random.SeedSequence(4)
+    w = pubsub_workload.single_publisher(d, 0.25, seed)
+    run = vp.simulate(w, seed=seed, mode="srpt")
+    c = run.counters
+    assert c["false_positives"] > 0 and c["delegations"] == 1
+    assert c["path_copy_sum"] / c["pub_copies"] == pytest.approx(run.mean_path_wait("copy"))
+    assert np.isfinite(run.mean_path_wait()) and run.mean_path_wait() > T_SEND
+
+
+def test_delivery_latency_is_reception_latency_plus_the_causal_delay():
+    """Static E5 workload: every delivery's latency is its reception latency plus its delay in
+    not_delvs, so the means differ by the mean delay; SRPT-S delivers on reception."""
+    seed = np.random.SeedSequence(3)
+    w = pubsub_workload.message_order(6, 4, seed)
+    run = vp.simulate(w, seed=seed)
+    run.verify()
+    c = run.counters
+    assert c["deliveries"] == c["subscriber_receptions"]
+    assert run.mean_delivery_latency() == pytest.approx(run.mean_latency() + c["delay_sum"] / c["deliveries"])
+    assert c["delay_sum"] > 0  # some messages did wait
+    s = vp.simulate(pubsub_workload.single_publisher(6, 0.5, seed), seed=seed, mode="srpt")
+    assert s.mean_delivery_latency() == pytest.approx(s.mean_latency())
+
+
+def test_delivery_latency_under_churn_shows_what_strict_checkcb_holds():
+    """Under churn CHECKCB changes deliveries, not receptions: the same workload under the strict
+    and the lenient rule has the same reception latency, but the strict rule delivers fewer
+    messages and later, which only the delivery latency shows (E7-9's "received and delivered").
+    Every delivery is its reception plus its wait in not_delvs, so the delivery latency minus
+    the mean wait is the reception latency of the delivered messages: at least one hop."""
+    for s in range(8, 11):
+        seed = np.random.SeedSequence(s)
+        w = pubsub_workload.churn(7, 60, 30.0, 1.0, 50.0, seed)
+        runs = {rule: vp.simulate(w, seed=seed, checkcb=rule) for rule in ("strict", "lenient")}
+        strict, lenient = runs["strict"], runs["lenient"]
+        assert strict.mean_latency() == lenient.mean_latency()
+        assert strict.counters["deliveries"] < lenient.counters["deliveries"]
+        assert strict.mean_delivery_latency() > lenient.mean_delivery_latency() + 50.0
+        for run in runs.values():
+            c = run.counters
+            assert c["deliveries"] < c["subscriber_receptions"]
+            assert run.mean_delivery_latency() - c["delay_sum"] / c["deliveries"] >= T_PP
+
+
+@pytest.mark.parametrize("membership", ["fast_subscription", "fast_sticky"])
+def test_fast_subscription_static_run_is_the_default_srpt_tree(membership):
+    """Without churn the FORWARD marks of the initial subscribers' paths are exactly the relays
+    of the pruned full tree: same copies, same relays, same latency as delegate_broadcast."""
+    seed = np.random.SeedSequence(21)
+    w = pubsub_workload.many_publishers(8, 0.3, 500.0, seed)
+    w.initial[0] = False
+    w.initial[0, np.random.default_rng(1).choice(256, 64, replace=False)] = True
+    w.initial[0, w.nodes] = True  # publishers are subscribers
+    a = vp.simulate(w, seed=seed, mode="srpt")
+    b = vp.simulate(w, seed=seed, mode="srpt", srpt_membership=membership)
+    b.verify()
+    for key in ("pub_copies", "false_positives", "subscriber_receptions", "latency_sum", "path_wait_sum"):
+        assert a.counters[key] == b.counters[key], key
+
+
+def _path(r, x):
+    """Nodes on the full-tree path from r to x, r included, x excluded."""
+    out, v = [], r
+    while v != x:
+        out.append(v)
+        v ^= 1 << ((v ^ x).bit_length() - 1)
+    return out
+
+
+def test_fast_subscription_marks_paths_and_clears_only_the_leaver():
+    """N = 16, root 0, topic members {15}.  x = 6 subscribes at t = 10: no SUB message, and the
+    non-members on the path 0 → 4 → 6 are marked FORWARD (0 and 4; 15's path 0 → 8 → 12 → 14
+    was marked at t = 0).  Then 4 subscribes and unsubscribes: under ``fast_subscription`` its UNS
+    clears its own mark, under ``fast_sticky`` it stays; 6's unsubscription never clears the
+    marks of its path.  A PUB after that reaches every member and the FORWARD non-members."""
+    ops = [(10.0, SUB, 6, 0), (20.0, SUB, 4, 0), (30.0, UNS, 6, 0), (40.0, UNS, 4, 0), (2000.0, PUB, 15, 0)]
+    w = make_workload(4, [{15}], ops, roots=[0])
+    for membership, keeps_4 in (("fast_subscription", False), ("fast_sticky", True)):
+        run = vp.simulate(w, mode="srpt", srpt_membership=membership)
+        run.verify()
+        fwd = set(np.flatnonzero(np.asarray(run.state.fwd)).tolist())
+        assert fwd == set(_path(0, 15)) | {0} | ({4} if keeps_4 else set())
+        assert run.counters["sub_copies"] == 0 and run.counters["uns_copies"] > 0
+        pub = int(np.flatnonzero(run.msg_type == vp.PUB)[0])
+        reached = set(np.flatnonzero(run.received[pub]).tolist())
+        assert reached == {15} | fwd  # the member and every FORWARD node (0 is the root)
+        assert run.counters["false_positives"] == len(fwd)  # the root, 8, 12, 14 (and 4): relays
+
+
+def test_fast_subscription_is_an_srpt_option():
+    w = make_workload(3, [{1, 2}], [(0.0, PUB, 1, 0)])
+    with pytest.raises(ValueError, match="SRPT-S option"):
+        vp.simulate(w, mode="vcube_ps", srpt_membership="fast_subscription")
+    with pytest.raises(ValueError, match="srpt_membership"):
+        vp.simulate(w, mode="srpt", srpt_membership="scribe")
+
+
+@pytest.mark.parametrize("membership", ["fast_subscription", "fast_sticky"])
+def test_fast_subscription_churn_invariants(membership):
+    """Random churn under the fast subscription: the run checks pass (every wave completes, no
+    duplicate) and a subscriber that joined is reached by every later PUB.  Routes follow the
+    shared view of the moment, so two messages of the root can reach a node over paths of
+    different lengths: the rare reorderings are the mode's known flaw, counted apart."""
+    for s in range(5):
+        seed = np.random.SeedSequence(s)
+        w = pubsub_workload.churn(8, 120, 60.0, 2.0, 100.0, seed)
+        run = vp.simulate(w, seed=seed, mode="srpt", srpt_membership=membership)
+        report = run.verify()
+        assert run.counters["sub_copies"] == 0
+        assert run.missing_deliveries() == 0 and report.duplicates == 0
+        flaws = run.known_flaws(report)
+        assert sum(flaws.values()) <= 5 and all("fast subscription" in k for k in flaws)
+        if s == 4:  # this seed has two reorderings (found by this test)
+            assert run.counters["fifo_violations"] == 2 and flaws
+
+
+def test_ps_churn_options_are_variants_and_checked():
+    """``srpt_membership`` is a variant of ``ps_churn`` (the fast-subscription run shares its
+    workload with the default one) and an SRPT-S option only; the new metrics are in every row."""
+    from causal_lab import catalog, sweep
+    from causal_lab.params import ParameterError
+    e = catalog.get("ps_churn")
+    base = {"n_nodes": [256], "n_subscribers": [100], "t_med": [1.0], "minutes": [0.5], "system": ["srpt"]}
+    a = e.points("default", base)[0]
+    b = e.points("default", {**base, "srpt_membership": ["fast_subscription"]})[0]
+    assert sweep.task_seed(1, e, a, 0).spawn_key == sweep.task_seed(1, e, b, 0).spawn_key
+    with pytest.raises(ParameterError, match="SRPT-S option"):
+        e.points("default", {**base, "system": ["vcube_ps"], "srpt_membership": ["fast_sticky"]})
+    row = e.replicate(b, np.random.SeedSequence(1))
+    assert row["sub_copies"] == 0 and {"delivery_latency", "path_wait", "path_wait_copies"} <= set(row)

@@ -72,7 +72,8 @@ def _checked(workload: vcube_ps.Workload, point, seed) -> tuple[vcube_ps.Run, di
     run = vcube_ps.simulate(workload, net=_net(point), seed=seed, mode=point["system"],
                             ack_cost=point["ack_cost"],
                             checkcb=point.get("checkcb", "strict"),
-                            cb_prune=point.get("cb_prune", True))
+                            cb_prune=point.get("cb_prune", True),
+                            srpt_membership=point.get("srpt_membership", "delegate_broadcast"))
     report = run.verify()
     c = run.counters
     receptions = c["subscriber_receptions"] + c["false_positives"]
@@ -80,6 +81,9 @@ def _checked(workload: vcube_ps.Workload, point, seed) -> tuple[vcube_ps.Run, di
         "latency": run.mean_latency(),
         "latency_from_start": run.mean_latency(from_start=True),
         "latency_max": c["latency_max"],
+        "delivery_latency": run.mean_delivery_latency(),
+        "path_wait": run.mean_path_wait(),
+        "path_wait_copies": run.mean_path_wait("copy"),
         "pub_copies": c["pub_copies"],
         "delegations": c["delegations"],
         "sub_copies": c["sub_copies"],
@@ -267,19 +271,21 @@ BROKER_SYSTEMS = ("vcube_ps", "srpt", "srpt_b32", "srpt_b256", "srpt_b2048")
 
 
 def replicate_brokers(point, seed) -> dict:
-    """P Poisson publishers, 128 messages; SRPT-B splits latency into Tree and B-S parts."""
+    """P publishers, 128 messages (one each, periodic with a random phase; or Poisson sources
+    under a global cap); SRPT-B splits latency into Tree and B-S parts."""
     system = point["system"]
     if system.startswith("srpt_b"):
         started = time.perf_counter()
         w = pubsub_workload.broker_publications(point["n_nodes"], int(system[6:]), point["publishers"],
-                                                point["messages"], point["mean_interval"], seed)
+                                                point["messages"], point["mean_interval"], seed,
+                                                schedule=point["schedule"])
         run = srpt_broker.simulate(w, net=_net(point), seed=seed)
         run.verify()
         return {"latency": run.total_mean, "tree_latency": run.tree_mean,
                 "bs_latency": run.bs_mean, "events": run.events,
                 "wall_seconds": time.perf_counter() - started}
-    w = pubsub_workload.poisson_publishers(_d(point), point["publishers"], point["messages"],
-                                           point["mean_interval"], seed)
+    w = pubsub_workload.broker_subscribers(_d(point), point["publishers"], point["messages"],
+                                           point["mean_interval"], seed, schedule=point["schedule"])
     _, m = _checked(w, point, seed)
     m.update({"tree_latency": m["latency"], "bs_latency": 0.0})
     return m
@@ -297,6 +303,9 @@ def _check_churn(point) -> None:
     if point["n_subscribers"] >= point["n_nodes"]:
         raise ParameterError(f"n_subscribers must be < n_nodes (a pool of candidates, spec A5), "
                              f"got {point['n_subscribers']} >= {point['n_nodes']}")
+    if point["srpt_membership"] != "delegate_broadcast" and point["system"] != "srpt":
+        raise ParameterError(f"srpt_membership={point['srpt_membership']!r} is an SRPT-S option; "
+                             f"system={point['system']!r} keeps the default 'delegate_broadcast'")
     if point["t_med"] > 0 and point["churn_pct"] > 0:
         raise ParameterError(f"give a t_med label or a churn rate, not both (t_med = {point['t_med']}, "
                              f"churn_pct = {point['churn_pct']}); set t_med = 0 for a churn rate")
@@ -395,6 +404,10 @@ CHURN = Experiment(
             Param("minutes", float, 120.0, "simulated duration (minutes)", check=positive, allowed="> 0"),
             Param("period", float, 500.0, "one publication every period (ms)", check=positive, allowed="> 0"),
             Param("checkcb", str, "strict", "CHECKCB as the pseudo-code (strict), the prose (lenient), or without the first_rec shortcut (safe), A8", choices=tuple(vcube_ps.CHECKCB_RULES)),
+            Param("srpt_membership", str, "delegate_broadcast",
+                  "SRPT-S membership: SUB/UNS broadcast from the root (spec §4.2), the authors' oracle "
+                  "fast subscription with FORWARD path marks (fast_subscription), or the same with marks "
+                  "never cleared (fast_sticky); SRPT-S only", choices=tuple(vcube_ps.SRPT_MEMBERSHIP)),
             SYSTEM, *NET_PARAMS),
     grid={
         "smoke": {"n_nodes": [256], "n_subscribers": [100], "t_med": [0.0, 1.0], "minutes": [2.0], "system": list(SYSTEMS)},
@@ -406,16 +419,20 @@ CHURN = Experiment(
     validate_point=_check_churn,
     # churn labels are variants too: the static baseline and the churn runs of one replication
     # start from the same subscribers and publication stream (paired comparisons, E7-3/E7-4)
-    variant_params=("system", "ack_cost", "t_med", "churn_pct", "checkcb"),
+    variant_params=("system", "ack_cost", "t_med", "churn_pct", "checkcb", "srpt_membership"),
 )
 
 BROKERS = Experiment(
     name="ps_brokers",
     description="VCube-PS, SRPT-S and broker-based SRPT-B (32/256/2048 brokers), 4096 nodes",
     source="003 §5.6.7 Figure 5.12",
-    params=(_n(4096), Param("publishers", int, 128, "P Poisson publishers (spec A16)", check=lambda p: p >= 1, allowed=">= 1"),
+    params=(_n(4096), Param("publishers", int, 128, "P publishers (spec A16)", check=lambda p: p >= 1, allowed=">= 1"),
             Param("messages", int, 128, "global cap on publications", check=lambda m: m >= 1, allowed=">= 1"),
-            Param("mean_interval", float, 500.0, "mean inter-publication time of a publisher", check=positive, allowed="> 0"),
+            Param("mean_interval", float, 500.0, "publication period (periodic) or mean inter-publication time (poisson) of a publisher", check=positive, allowed="> 0"),
+            Param("schedule", str, "periodic",
+                  "each publisher publishes every mean_interval from a random phase, so P = 128 publish once "
+                  "(spec A16 amendment); or Poisson sources under the global cap (the spec body's E8, a "
+                  "sensitivity option)", choices=("periodic", "poisson")),
             Param("system", str, "vcube_ps", "system", choices=BROKER_SYSTEMS), *NET_PARAMS),
     grid={
         "smoke": {"n_nodes": [256], "publishers": [16], "messages": [16], "system": ["vcube_ps", "srpt", "srpt_b32"]},
@@ -425,7 +442,9 @@ BROKERS = Experiment(
     reps={"smoke": 1, "default": 3, "paper": 10},  # see notebook 38
     replicate=_timed(replicate_brokers),
     validate_point=_check_brokers,
-    variant_params=("system", "ack_cost"),
+    # the schedule is a variant too: both schedules of a replication draw the same publishers
+    # and the Poisson one keeps the seeds (and results) it had before the periodic default
+    variant_params=("system", "ack_cost", "schedule"),
 )
 
 EXPERIMENTS = (SINGLE, MANY, ORDER, TOPICS, CHURN, BROKERS)

@@ -25,7 +25,13 @@ goes from its creator to the topic's root r_t (a *delegation* copy), then r_t br
 PUBs follow the pruned full VCube tree (a child k of cluster s is used iff some subscriber known
 to the forwarding node lies in k's sub-cube), SUB/UNS reach every node.  Every node keeps the
 subscriber knowledge; subscribers deliver on reception (the root serialises the topic and links
-are FIFO); ACKs are aggregated the same way but the root never waits for them.
+are FIFO); ACKs are aggregated the same way but the root never waits for them.  Under churn the
+option ``srpt_membership = fast_subscription`` replaces the SUB/UNS broadcasts by the authors'
+simulator's oracle subscriptions with FORWARD path marks (``SRPT_MEMBERSHIP`` below).
+
+Besides the per-copy queue wait, every PUB copy carries its *path wait* (the authors'
+cumulative WAIT_TIME): the sum, over the hops from the start of the propagation, of the time
+from enqueue to departure (``_send_copies``); the child reads it from its parent's ACK slot.
 
 Data layout (all integer arrays; a "row" is one (node, topic) pair, ``row = i * T + t``, and
 per-row arrays of length N are flattened at ``row * N``):
@@ -107,11 +113,26 @@ TU_NODE, TU_CODE, TU_NEXT = range(3)
 PE_MSG, PE_ROW, PE_POS, PE_NEXT = range(4)
 # fcounters[...]
 F_LATENCY_SUM, F_DELAY_SUM, F_DELAY_MAX, F_WAIT_SUM, F_LATENCY_MAX, F_FROM_START_SUM = range(6)
-N_FCOUNTERS = 6
+F_PATH_WAIT_SUM, F_PATH_COPY_SUM, F_DELIVERY_LATENCY_SUM = range(6, 9)
+N_FCOUNTERS = 9
+# SRPT-S membership under churn (spec §4.2): DELEGATE_BROADCAST, the spec's default (SUB and UNS
+# go to the root, which broadcasts them to every node; every node keeps its own knowledge), or
+# FAST_SUBSCRIPTION, the authors' simulator's oracle mode (``TopicPublishSubscribe.subscribe`` with
+# ``isFastSubscription``): a SUBSCRIBE is known everywhere at once, no SUB message, and marks every
+# non-member on the full-tree path from the root to the subscriber FORWARD, marks that the
+# subscriber's later UNSUBSCRIBE does not clear; an UNSUBSCRIBE goes to the root, which sends the
+# UNS down the topic's tree, and only clears the leaver's own FORWARD mark (its newer counter wins
+# ``VCube.update``).  The topic's tree is the first member-or-FORWARD node of each cluster
+# (``VCube.neighborhood``), so a FORWARD non-member is a relay.
+# FAST_STICKY is the same without that last clearing (the reading "FORWARD marks are never
+# cleared"), to show what it changes.
+DELEGATE_BROADCAST, FAST_SUBSCRIPTION, FAST_STICKY = 0, 1, 2
+SRPT_MEMBERSHIP = {"delegate_broadcast": DELEGATE_BROADCAST, "fast_subscription": FAST_SUBSCRIPTION,
+                   "fast_sticky": FAST_STICKY}
 
 FIELDS = (
     # configuration
-    "d", "n", "n_topics", "mode", "checkcb", "prune", "ack_queued", "react_p", "react_key",
+    "d", "n", "n_topics", "mode", "checkcb", "prune", "ack_queued", "react_p", "react_key", "fast",
     "net", "net_state", "roots", "off",
     # per node and per row
     "counter", "subscribed", "busy", "bq_head", "bq_tail", "last_op", "sub_done", "deliv_since",
@@ -120,6 +141,10 @@ FIELDS = (
     # messages
     "n_msgs", "m_type", "m_src", "m_topic", "m_c", "m_created", "m_started", "m_finished",
     "m_next", "cb_ptr", "cb_len", "cb_data", "recv",
+    # path wait (spec §5.8 amendment, the authors' cumulative WAIT_TIME): a PUB copy sent by the
+    # owner of ACK slot e to its child of cluster s + 1 arrives with the path wait
+    # sl_acc[e * d + s]; an SRPT delegation copy with m_acc0[m]; "forward" marks (FAST_SUBSCRIPTION)
+    "sl_acc", "m_acc0", "fwd",
     # pending PUBs (not_delvs), table PE_*: message, row, scan position, next in its list
     # (waiting list or free list); and their reception times
     "pending", "pe_recv",
@@ -137,7 +162,7 @@ StateType, State = state.define("State", FIELDS, __name__)
 
 
 def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *, checkcb=STRICT,
-              prune=True, ack_queued=False, react_p=0):
+              prune=True, ack_queued=False, react_p=0, fast=DELEGATE_BROADCAST):
     n = 1 << d
     rows = n * n_topics
     tops = np.zeros(9, np.int64)
@@ -149,7 +174,7 @@ def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *,
     per_row_node = rows * n
     return State.create(
         d=d, n=n, n_topics=n_topics, mode=mode, checkcb=checkcb, prune=prune,
-        ack_queued=ack_queued, react_p=react_p, react_key=rng.stream_key(seed, "t_wait"),
+        ack_queued=ack_queued, react_p=react_p, react_key=rng.stream_key(seed, "t_wait"), fast=fast,
         net=net.params(seed), net_state=network.new_state(n), roots=np.asarray(roots, i64),
         off=off,
         counter=np.zeros(n, i64), subscribed=np.zeros(rows, np.bool_), busy=np.full(rows, -1, i64),
@@ -170,6 +195,7 @@ def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *,
         m_next=np.full(capacity, -1, i64), cb_ptr=np.zeros(capacity, i64),
         cb_len=np.zeros(capacity, i64), cb_data=np.empty(POOL, i64),
         recv=np.zeros(capacity * n, np.bool_),
+        sl_acc=np.zeros(POOL * d), m_acc0=np.zeros(capacity), fwd=np.zeros(rows, np.bool_),
         pending=state.table(4, POOL), pe_recv=np.empty(POOL),
         slots=state.table(6, POOL), tuples=state.table(3, POOL), tops=tops,
         counters=np.zeros(N_COUNTERS, i64), fcounters=np.zeros(N_FCOUNTERS, np.float64),
@@ -248,6 +274,9 @@ def _children(st, i, t, h, everyone):
     views, cnt, off = st.views, st.cnt, st.off
     base = (i * st.n_topics + t) * st.n
     vcube = st.mode == VCUBE_PS
+    if st.fast:  # the authors' shared view: the root's row, members and FORWARD nodes
+        base = (st.roots[t] * st.n_topics + t) * st.n
+        vcube = True
     count = 0
     for s in range(1, h + 1):
         if vcube:
@@ -276,13 +305,18 @@ def _is_subscriber(st, i, t):
 
 
 @numba.njit(cache=True)
-def _send_copies(st, q, i, count, m, slot_code, now):
+def _send_copies(st, q, i, count, m, slot_code, now, acc):
     """One copy of message m from i to each of ``st.chd[:count]``, in order; ``slot_code`` =
-    i's ACK slot + 1 (0 = an SRPT delegation copy, which expects no ACK)."""
+    i's ACK slot + 1 (0 = an SRPT delegation copy, which expects no ACK).  ``acc``: m's path
+    wait at i; a PUB copy adds its own time from enqueue to departure (queue wait + t_pc + t_t,
+    the authors' WAIT_TIME counts the copy itself) and hands the sum to its receiver."""
     net, net_state, c = st.net, st.net_state, st.counters
     typ = st.m_type[m]
     tree_pub = typ == PUB and slot_code != 0
+    service = net.t_pc + net.t_t
+    d = st.d
     wait_sum = 0.0
+    path_sum = 0.0
     q_sum, q_cnt, q_max = st.q_sum, st.q_cnt, st.q_max
     chd = st.chd
     for x in range(count):
@@ -295,10 +329,18 @@ def _send_copies(st, q, i, count, m, slot_code, now):
             q_cnt[i] += 1
             if length > q_max[i]:
                 q_max[i] = length
+        if typ == PUB:
+            path = acc + wait + service
+            path_sum += path
+            if slot_code == 0:
+                st.m_acc0[m] = path
+            else:
+                st.sl_acc[(slot_code - 1) * d + topology.children_after(k, i)] = path
         events.schedule(q, arrival, EV_MSG, m,
                         (slot_code << (2 * NODE_BITS)) | (i << NODE_BITS) | k)
     copies = count
     st.fcounters[F_WAIT_SUM] += wait_sum
+    st.fcounters[F_PATH_COPY_SUM] += path_sum
     c[C_COPIES] += copies
     if typ == PUB:
         c[C_PUB_COPIES] += copies
@@ -333,6 +375,7 @@ def _new_slot(st, parent, parent_slot, nb, m):
     st.slots[e, SL_MSG] = m
     st.slots[e, SL_HEAD] = -1
     st.slots[e, SL_TAIL] = -1
+    st.sl_acc = state.grown(st.sl_acc, (e + 1) * st.d)
     return e
 
 
@@ -399,6 +442,11 @@ def _op(st, q, kind, i, t, now):
             _clear_view(st, base)  # A3:6: the view is replaced, old membership forgotten
             _forget_topic(st, row)
             _set_code(st.views, st.cnt, st.off, base, i, st.counter[i] + 1)
+        elif st.fast:  # known everywhere at once, no SUB message
+            _fast_subscribe(st, i, t)
+            st.sub_done[row] = now
+            st.deliv_since[row] = 0
+            return
         _co_broadcast(st, q, i, t, SUB, now)
     else:
         if not st.subscribed[row]:
@@ -407,7 +455,28 @@ def _op(st, q, kind, i, t, now):
         st.subscribed[row] = False
         if st.mode == VCUBE_PS:
             _set_code(st.views, st.cnt, st.off, base, i, 0)  # A3:12: only i's own SUB tuple is removed
+        elif st.fast:  # the shared view drops i's SUB, but a FORWARD mark of i stays
+            if not st.fwd[row]:
+                _set_code(st.views, st.cnt, st.off, (st.roots[t] * st.n_topics + t) * st.n, i, 0)
         _co_broadcast(st, q, i, t, UNS, now)
+
+
+@numba.njit(cache=True)
+def _fast_subscribe(st, x, t):
+    """FAST_SUBSCRIPTION: x joins the topic's shared view, and every node on the full-tree path
+    from the root to x that is neither a member nor FORWARD yet (the root included) is marked
+    FORWARD for good (``TopicPublishSubscribe.subscribe``)."""
+    r = st.roots[t]
+    base = (r * st.n_topics + t) * st.n
+    views, cnt, off = st.views, st.cnt, st.off
+    v = r
+    while v != x:
+        if views[base + v] <= 0:
+            st.fwd[v * st.n_topics + t] = True
+            _set_code(views, cnt, off, base, v, 1)
+        v ^= 1 << (topology.children_after(v, x))
+    if views[base + x] <= 0:
+        _set_code(views, cnt, off, base, x, 1)
 
 
 @numba.njit(cache=True)
@@ -428,10 +497,10 @@ def _co_broadcast(st, q, i, t, typ, now):
         root = st.roots[t]
         if i == root:
             st.recv[m * st.n + i] = True
-            _root_start(st, q, m, now)
+            _root_start(st, q, m, now, 0.0)
         else:
             st.chd[0] = root
-            _send_copies(st, q, i, 1, m, 0, now)
+            _send_copies(st, q, i, 1, m, 0, now, 0.0)
         return
     if st.bq_tail[row] == -1:  # A4:15: every message joins the topic's broadcast queue
         st.bq_head[row] = m
@@ -469,7 +538,7 @@ def _advance(st, q, i, t, now):
         count = _children(st, i, t, st.d, typ == SUB)
         if count > 0:
             e = _new_slot(st, -1, -1, count, m)
-            _send_copies(st, q, i, count, m, e + 1, now)
+            _send_copies(st, q, i, count, m, e + 1, now, 0.0)
             return
         _wave_done(st, q, m, now)  # nobody to tell: the wait of A4:34 is already over
         st.busy[row] = -1
@@ -478,16 +547,25 @@ def _advance(st, q, i, t, now):
 
 
 @numba.njit(cache=True)
-def _root_start(st, q, m, now):
-    """SRPT: the topic root broadcasts m (PUB on the pruned tree, SUB/UNS to every node)."""
+def _root_start(st, q, m, now, acc):
+    """SRPT: the topic root broadcasts m (PUB on the pruned tree, SUB/UNS to every node; under
+    FAST_SUBSCRIPTION an UNS on the topic's tree), ``acc`` = m's path wait at the root."""
     st.m_started[m] = now
     r = st.roots[st.m_topic[m]]
-    count = _children(st, r, st.m_topic[m], st.d, st.m_type[m] != PUB)
+    typ = st.m_type[m]
+    if typ == UNS and st.fast == FAST_SUBSCRIPTION:
+        # the UNS's newer counter removes the leaver's own FORWARD item from the shared view
+        # (``VCube.update`` at the first subscriber it reaches; here when the root sends it)
+        x, t = st.m_src[m], st.m_topic[m]
+        st.fwd[x * st.n_topics + t] = False
+        if not st.subscribed[x * st.n_topics + t]:
+            _set_code(st.views, st.cnt, st.off, (r * st.n_topics + t) * st.n, x, 0)
+    count = _children(st, r, st.m_topic[m], st.d, typ == SUB or (typ == UNS and not st.fast))
     if count == 0:
         _wave_done(st, q, m, now)
         return
     e = _new_slot(st, -1, -1, count, m)
-    _send_copies(st, q, r, count, m, e + 1, now)
+    _send_copies(st, q, r, count, m, e + 1, now, acc)
 
 
 @numba.njit(cache=True)
@@ -543,35 +621,38 @@ def _on_message(st, q, m, i, j, slot_code, now):
     srpt = st.mode == SRPT
     if srpt and slot_code == 0:
         st.m_started[m] = now  # the delegated copy reached the root: the broadcast starts
+    acc = 0.0
     if typ == PUB:
+        acc = st.m_acc0[m] if slot_code == 0 else st.sl_acc[(slot_code - 1) * st.d + topology.children_after(i, j)]
         if not sub:
             c[C_FALSE_POSITIVES] += 1
         elif i != src:
             latency = now - st.m_created[m]
             c[C_SUB_RECEPTIONS] += 1
+            fc[F_PATH_WAIT_SUM] += acc
             fc[F_LATENCY_SUM] += latency
             fc[F_FROM_START_SUM] += now - st.m_started[m]  # without the wait in bcast_queue
             if latency > fc[F_LATENCY_MAX]:
                 fc[F_LATENCY_MAX] = latency
     if srpt:
-        if typ != PUB:  # every node keeps the subscriber knowledge of the topic
+        if typ != PUB and not st.fast:  # every node keeps the subscriber knowledge of the topic
             _update(st.views, st.cnt, st.off, base, src, seq + 1 if typ == SUB else -seq - 1)
         if typ == PUB and sub and i != src:
             state.log(st, T_LOG, oracle.DELIVER, i, m)
-            _count_delivery(st, row, i, m, 0.0)
+            _count_delivery(st, row, i, m, 0.0, now)
         if slot_code == 0:  # the delegated copy reached the root
-            _root_start(st, q, m, now)
+            _root_start(st, q, m, now, acc)
             return
     # part 1: route, or acknowledge at once at a leaf
     h = topology.children_after(i, j)
-    count = _children(st, i, t, h, typ == SUB or (srpt and typ == UNS))
+    count = _children(st, i, t, h, typ == SUB or (srpt and typ == UNS and not st.fast))
     parent_slot = slot_code - 1
     if count == 0:
         carrier = _new_slot(st, j, parent_slot, 0, m)
         _send_acks(st, q, i, j, parent_slot, carrier, now)
     else:
         e = _new_slot(st, j, parent_slot, count, m)
-        _send_copies(st, q, i, count, m, e + 1, now)
+        _send_copies(st, q, i, count, m, e + 1, now, acc)
     # part 2: only a subscriber (VCube-PS)
     if srpt or not sub:
         return
@@ -772,7 +853,7 @@ def _deliver(st, q, e, now):
     m_src, m_c = st.m_src, st.m_c
     s = m_src[m]
     state.log(st, T_LOG, oracle.DELIVER, i, m)
-    _count_delivery(st, row, i, m, now - st.pe_recv[e])
+    _count_delivery(st, row, i, m, now - st.pe_recv[e], now)
     _free_entry(st, e)
     last_delvs = st.last_delvs
     if m_c[m] > last_delvs[base + s]:
@@ -792,9 +873,10 @@ def _deliver(st, q, e, now):
 
 
 @numba.njit(cache=True)
-def _count_delivery(st, row, i, m, delay):
+def _count_delivery(st, row, i, m, delay, now):
     c, fc = st.counters, st.fcounters
     c[C_DELIVERIES] += 1
+    fc[F_DELIVERY_LATENCY_SUM] += now - st.m_created[m]
     st.deliv_count[i] += 1
     if st.m_started[m] >= st.sub_done[row]:
         st.deliv_since[row] += 1
@@ -859,6 +941,9 @@ def install_membership(st, initial: np.ndarray) -> None:
         knowers = np.ones(n, bool) if st.mode == SRPT else members
         views[knowers, t, :] = row
         cnt[knowers, t, :] = counts
+        if st.fast:  # the initial subscribers' paths are FORWARD, as if each had subscribed
+            for x in np.flatnonzero(members):
+                _fast_subscribe(st, int(x), t)
 
 
 @numba.njit(cache=True)
@@ -917,6 +1002,7 @@ class Run(BaseRun):
     busy_rows: int  # (node, topic) queues still waiting for ACKs at the end
     queued_rows: int
     state: object  # the kernel's final State (views, first_rec, ...), for tests and notebooks
+    srpt_membership: str = "delegate_broadcast"
 
     def oracle_report(self, per_delivery: bool = False) -> oracle.Report:
         """Causal order is owed within each topic only (thesis §5.4)."""
@@ -943,9 +1029,15 @@ class Run(BaseRun):
         this run (a known flaw, reported by notebooks 35 and 37), or '' if none can: the prose's
         lenient rule skips an entry whose source was never heard from, in any run; the
         pseudo-code's strict rule skips an entry whose source's first received PUB is later,
-        which under churn skips that entry's own causal past too.  The safe rule is exact."""
+        which under churn skips that entry's own causal past too.  The safe rule is exact.  SRPT-S
+        under churn with the authors' fast subscription: hop-by-hop routes on a changing shared
+        view can reorder the root's messages (receptions out of per-source order too)."""
         if self.mode != "vcube_ps":
-            return ""
+            # the fast subscription routes each hop on the shared view of the moment, so two
+            # messages of the root can take paths of different lengths to a node under churn:
+            # receptions, and SRPT-S's deliveries on reception, can then leave the root's order
+            return ("SRPT-S fast subscription under churn"
+                    if self.srpt_membership != "delegate_broadcast" and not self.static else "")
         if self.checkcb == "lenient":
             return "CHECKCB lenient"
         return "CHECKCB strict under churn" if self.checkcb == "strict" and not self.static else ""
@@ -978,7 +1070,7 @@ class Run(BaseRun):
                             f"{self.undelivered(report)} undelivered; {report}")
         if c["duplicates"]:
             problems.append(f"{c['duplicates']} duplicate receptions")
-        if c["fifo_violations"]:
+        if c["fifo_violations"] and not (self.mode == "srpt" and self.order_flaw()):
             problems.append(f"{c['fifo_violations']} receptions out of per-source order")
         if c["slots_live"] or self.busy_rows or self.queued_rows:
             problems.append(f"unfinished ACK waves {c['slots_live']}, busy queues {self.busy_rows}, "
@@ -994,6 +1086,8 @@ class Run(BaseRun):
         flaws = {}
         if self.order_flaw() and self._out_of_order(report):
             flaws[f"out of causal order, {self.order_flaw()}"] = self._out_of_order(report)
+        if self.mode == "srpt" and self.order_flaw() and self.counters["fifo_violations"]:
+            flaws[f"receptions out of per-source order, {self.order_flaw()}"] = self.counters["fifo_violations"]
         if not self.static and self.mode == "vcube_ps":
             if missing := self.missing_deliveries():
                 flaws["publications owed to a subscriber and not delivered under churn"] = missing
@@ -1012,13 +1106,32 @@ class Run(BaseRun):
         total = c["from_start_sum"] if from_start else c["latency_sum"]
         return total / c["subscriber_receptions"] if c["subscriber_receptions"] else np.nan
 
+    def mean_delivery_latency(self) -> float:
+        """Mean over the deliveries at subscribers other than the source of the delivery time
+        minus the PUBLISH call ("received and delivered", §5.6.1); equal to the reception
+        latency when nothing waits (SRPT-S, static runs), above it when CHECKCB holds messages."""
+        c = self.counters
+        return c["delivery_latency_sum"] / c["deliveries"] if c["deliveries"] else np.nan
+
+    def mean_path_wait(self, per: str = "reception") -> float:
+        """The authors' cumulative WAIT_TIME (spec §5.8 amendment): along the path of a PUB copy
+        from the start of its propagation (the source; SRPT: the publisher's delegation copy
+        included), the sum over hops of the time from enqueue to departure (queue wait and the
+        copy's own t_pc + t_t).  Mean over the receptions at subscribers other than the source
+        (``per = "reception"``), or over every PUB copy sent, relays' and delegations included
+        (``per = "copy"``, the authors' per-send statistic)."""
+        c = self.counters
+        if per == "reception":
+            return c["path_wait_sum"] / c["subscriber_receptions"] if c["subscriber_receptions"] else np.nan
+        return c["path_copy_sum"] / c["pub_copies"] if c["pub_copies"] else np.nan
+
 
 COUNTER_NAMES = ("events", "pub_copies", "delegations", "sub_copies", "uns_copies", "ack_copies",
                  "subscriber_receptions", "false_positives", "duplicates", "deliveries",
                  "delay_zero", "delay_lt10", "delay_gt50", "barrier_replaced", "rejected_ops",
                  "slots_live", "pending_live", "copies", "fifo_violations")
 FCOUNTER_NAMES = ("latency_sum", "delay_sum", "delay_max", "wait_sum", "latency_max",
-                  "from_start_sum")
+                  "from_start_sum", "path_wait_sum", "path_copy_sum", "delivery_latency_sum")
 
 
 def thesis_network(t_t: float = 1.0, tpp_mean: float = 100.0, tpp_sigma: float = 0.0) -> network.Network:
@@ -1030,11 +1143,17 @@ def thesis_network(t_t: float = 1.0, tpp_mean: float = 100.0, tpp_sigma: float =
 
 def simulate(workload: Workload, *, net: network.Network | None = None,
              seed: np.random.SeedSequence | None = None, mode: str = "vcube_ps",
-             ack_cost: str = "free", checkcb: str = "strict", cb_prune: bool = True) -> Run:
+             ack_cost: str = "free", checkcb: str = "strict", cb_prune: bool = True,
+             srpt_membership: str = "delegate_broadcast") -> Run:
     """Run ``workload`` under VCube-PS or SRPT-S (the kernel contract of
-    ``causal_lab.engine.run``); see the module docstring."""
+    ``causal_lab.engine.run``); see the module docstring.  ``srpt_membership`` is SRPT-S's
+    membership protocol under churn (``SRPT_MEMBERSHIP``); VCube-PS has its own."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if srpt_membership not in SRPT_MEMBERSHIP:
+        raise ValueError(f"srpt_membership must be one of {', '.join(SRPT_MEMBERSHIP)}, got {srpt_membership!r}")
+    if srpt_membership != "delegate_broadcast" and mode != "srpt":
+        raise ValueError(f"srpt_membership={srpt_membership!r} is an SRPT-S option, not one of {mode!r}")
     if ack_cost not in ("free", "queued"):
         raise ValueError(f"ack_cost must be free or queued, got {ack_cost!r}")
     if checkcb not in CHECKCB_RULES:
@@ -1047,7 +1166,8 @@ def simulate(workload: Workload, *, net: network.Network | None = None,
     seed = seed if seed is not None else np.random.SeedSequence(0)
     st = new_state(workload.d, workload.n_topics, MODES[mode], workload.capacity(), net, seed,
                    workload.roots, checkcb=CHECKCB_RULES[checkcb], prune=bool(cb_prune),
-                   ack_queued=ack_cost == "queued", react_p=int(workload.react_p))
+                   ack_queued=ack_cost == "queued", react_p=int(workload.react_p),
+                   fast=SRPT_MEMBERSHIP[srpt_membership])
     install_membership(st, np.asarray(workload.initial, bool))
     _run(st, np.asarray(workload.times, np.float64), np.asarray(workload.ops, np.int64),
          np.asarray(workload.nodes, np.int64), np.asarray(workload.topics, np.int64))
@@ -1069,5 +1189,5 @@ def simulate(workload: Workload, *, net: network.Network | None = None,
         sub_done=np.asarray(st.sub_done).reshape(n, n_topics).T.copy(),
         delivered_since=np.asarray(st.deliv_since).reshape(n, n_topics).T.copy(),
         busy_rows=int((np.asarray(st.busy) != -1).sum()),
-        queued_rows=int((np.asarray(st.bq_head) != -1).sum()), state=st,
+        queued_rows=int((np.asarray(st.bq_head) != -1).sum()), state=st, srpt_membership=srpt_membership,
     )

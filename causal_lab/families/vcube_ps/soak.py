@@ -1,7 +1,8 @@
 """Random small configurations of VCube-PS, SRPT-S and SRPT-B for ``causal-lab soak``: 8 to 128
 nodes, every workload of thesis ch. 5 (one or many publishers, reactive publications, several
 topics, churn with swaps of subscribers), every CHECKCB rule, barrier pruning, queued or free
-ACKs; VCube-PS also on non-FIFO links.
+ACKs, every SRPT-S membership protocol and both E8 publication schedules; VCube-PS also on
+non-FIFO links.
 
 Under churn the thesis's CHECKCB (strict, and the prose's lenient rule) can deliver a message
 after one of its causal successors: ``Run.known_flaws`` counts those runs apart (notebook 37
@@ -48,6 +49,7 @@ def draw_pubsub(g: np.random.Generator, fifo_only: bool) -> dict:
         "tpp_mean": float(g.uniform(1, 200)),
         "tpp_sigma": float(g.uniform(1, 80)) if jitter else 0.0,
         "workload_key": int(g.integers(2**31)),
+        "srpt_membership": str(g.choice(list(kernel.SRPT_MEMBERSHIP))),  # SRPT-S only
     }
 
 
@@ -57,7 +59,8 @@ def run_pubsub(mode: str):
         w = _pubsub_workload(g, config["d"], config["workload"], seed)
         net = kernel.thesis_network(config["t_t"], config["tpp_mean"], config["tpp_sigma"])
         return kernel.simulate(w, net=net, seed=seed, mode=mode, ack_cost=config["ack_cost"],
-                               checkcb=config["checkcb"], cb_prune=config["cb_prune"])
+                               checkcb=config["checkcb"], cb_prune=config["cb_prune"],
+                               srpt_membership=config["srpt_membership"] if mode == "srpt" else "delegate_broadcast")
     return run
 
 
@@ -66,12 +69,13 @@ def draw_brokers(g: np.random.Generator) -> dict:
     brokers = 1 << int(g.integers(0, n.bit_length() - 1))
     return {"n_nodes": n, "brokers": brokers, "publishers": int(g.integers(1, n - brokers + 1)),
             "messages": int(g.integers(1, 64)), "mean_interval": float(g.uniform(1, 500)),
-            "t_t": float(g.choice([0.0, 1.0, g.uniform(0, 5)])), "tpp_mean": float(g.uniform(1, 200))}
+            "t_t": float(g.choice([0.0, 1.0, g.uniform(0, 5)])), "tpp_mean": float(g.uniform(1, 200)),
+            "schedule": str(g.choice(list(workload.SCHEDULES)))}
 
 
 def run_brokers(config: dict, seed: np.random.SeedSequence) -> srpt_broker.Run:
     w = workload.broker_publications(config["n_nodes"], config["brokers"], config["publishers"],
-                                     config["messages"], config["mean_interval"], seed)
+                                     config["messages"], config["mean_interval"], seed, config["schedule"])
     net = kernel.thesis_network(config["t_t"], config["tpp_mean"])
     return srpt_broker.simulate(w, net=net, seed=seed)
 

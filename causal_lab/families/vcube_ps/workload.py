@@ -143,47 +143,67 @@ def churn(d: int, n_subscribers: int, swaps_per_minute: float, minutes: float, p
     return _build(d, 1, times, ops, nodes, np.zeros(len(times)), initial, seed)
 
 
+SCHEDULES = ("periodic", "poisson")
+
+
 def publication_schedule(
     seed: np.random.SeedSequence,
     candidates: np.ndarray,
     publishers: int,
     messages: int,
     mean_interval: float,
+    schedule: str = "periodic",
 ) -> tuple[np.ndarray, np.ndarray]:
-    """E8 workload: the ``messages`` earliest publications of ``publishers`` Poisson sources.
+    """E8 workload: the ``messages`` earliest publications of ``publishers`` sources.
 
     ``publishers`` distinct nodes are drawn uniformly without replacement from ``candidates``
-    (stream ``"publishers"``: ``Generator.choice``).  Each one publishes at the epochs of a Poisson
-    process of mean inter-publication time ``mean_interval`` started at t = 0: row p of a
-    ``(publishers, messages)`` matrix of exponential gaps (stream ``"publication_times"``), summed
-    cumulatively.  A single publisher cannot contribute more than ``messages`` of the global
-    first ``messages`` epochs, so that many gaps per publisher are enough, and the global cap
-    (§5.6.7 "up to a limit of 128 messages") is the ``messages`` smallest epochs overall.
+    (stream ``"publishers"``: ``Generator.choice``).  The global cap (§5.6.7 "up to a limit of
+    128 messages") keeps the ``messages`` earliest publications overall.
+
+    ``periodic`` (spec A16 amendment, the default): publisher p publishes at phase_p + k ·
+    ``mean_interval``, k = 0, 1, ..., with phase_p ~ Uniform[0, mean_interval) (stream
+    ``"publication_times"``), as E6 does (A14); with as many publishers as messages (P = 128)
+    each publishes exactly once, within the first period, as in the authors' simulator (a
+    publisher sends only when 500 u.t. have passed since its last message).
+
+    ``poisson`` (the spec body's E8, a sensitivity option): each publisher publishes at the epochs
+    of a Poisson process of mean inter-publication time ``mean_interval`` started at t = 0: row p
+    of a ``(publishers, messages)`` matrix of exponential gaps (stream ``"publication_times"``),
+    summed cumulatively.  A single publisher cannot contribute more than ``messages`` of the
+    global first ``messages`` epochs, so that many gaps per publisher are enough.
+
     Returns ``(times, sources)`` sorted by time; the index is the message id.
 
     VCube-PS and SRPT-S runs paired with SRPT-B call this with their own ``candidates`` (all N
     nodes there, the non-brokers here), so their publisher sets differ but come from the same
     streams.
     """
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
     who = rng.generator(seed, "publishers").choice(candidates, publishers, replace=False)
     times_rng = rng.generator(seed, "publication_times")
-    gaps = times_rng.exponential(mean_interval, (publishers, messages))
-    epochs = np.cumsum(gaps, axis=1).ravel()
+    if schedule == "periodic":
+        rounds = math.ceil(messages / publishers)
+        phase = times_rng.uniform(0.0, mean_interval, publishers)
+        epochs = (phase[:, None] + mean_interval * np.arange(rounds)[None, :]).ravel()
+    else:
+        rounds = messages
+        epochs = np.cumsum(times_rng.exponential(mean_interval, (publishers, messages)), axis=1).ravel()
     first = np.argsort(epochs, kind="stable")[:messages]
-    return epochs[first].astype(np.float64), np.asarray(who)[first // messages].astype(np.int64)
+    return epochs[first].astype(np.float64), np.asarray(who)[first // rounds].astype(np.int64)
 
 
-def poisson_publishers(d: int, publishers: int, messages: int, mean_interval: float,
-                       seed) -> kernel.Workload:
-    """E8 (Figure 5.12): everyone subscribes; the first ``messages`` epochs of ``publishers``
-    Poisson sources (the same streams as the SRPT-B runs, ``publication_schedule``)."""
+def broker_subscribers(d: int, publishers: int, messages: int, mean_interval: float, seed,
+                       schedule: str = "periodic") -> kernel.Workload:
+    """E8 (Figure 5.12) for VCube-PS and SRPT-S: everyone subscribes; the publications of
+    ``publication_schedule`` (the same streams as the SRPT-B runs)."""
     n = 1 << d
-    times, who = publication_schedule(seed, np.arange(n), publishers, messages, mean_interval)
+    times, who = publication_schedule(seed, np.arange(n), publishers, messages, mean_interval, schedule)
     return _publications(d, 1, times, who, np.zeros(len(times)), np.ones((1, n), bool), seed)
 
 
 def broker_publications(n_nodes: int, brokers: int, publishers: int, messages: int,
-                        mean_interval: float, seed) -> srpt_broker.Workload:
+                        mean_interval: float, seed, schedule: str = "periodic") -> srpt_broker.Workload:
     """E8 for SRPT-B (spec §5.9): P publishers among the non-brokers, ``messages`` publications,
     a uniform root broker (stream ``"srpt_root"``)."""
     srpt_broker.check_layout(n_nodes, brokers)
@@ -195,6 +215,6 @@ def broker_publications(n_nodes: int, brokers: int, publishers: int, messages: i
     if not (math.isfinite(mean_interval) and mean_interval > 0):
         raise ValueError(f"mean_interval must be a finite number > 0, got {mean_interval!r}")
     times, sources = publication_schedule(seed, np.arange(brokers, n_nodes), publishers, messages,
-                                          mean_interval)
+                                          mean_interval, schedule)
     root = int(rng.generator(seed, "srpt_root").integers(brokers))
     return srpt_broker.Workload(n_nodes, brokers, root, times, sources)

@@ -17,6 +17,7 @@ from scipy import optimize, special
 
 from causal_lab import claims, plotting
 from causal_lab.claims import Measured
+from causal_lab.families.vcube_ps.artifacts import readings
 from causal_lab.engine import rng
 from causal_lab.engine.workload import zipf_topics, zipf_weights
 
@@ -204,3 +205,24 @@ def measure(samples: pd.DataFrame, e0_2: pd.DataFrame, a12_table: pd.DataFrame) 
     out["003-F5.1-A12-small"] = Measured(float(pure.iloc[1]), f"{pure.iloc[1]:.2f}")
     out["003-F5.1-A12-hot"] = Measured(float(pure.iloc[2]), f"{pure.iloc[2]:.4f}")
     return out
+
+
+def reading(verdicts: pd.DataFrame, samples: pd.DataFrame, a12_table: pd.DataFrame, a12_fit: str) -> str:
+    """The closing explanation of the notebook, from this run's verdicts, samples and A12 table."""
+    pure, pmf = a12_table.iloc[:, 1], a12_table.iloc[:, 2]
+
+    def a12(row):
+        return (f"The thesis uses one exponent, 0.825, for data described by three statistics that a pure Zipf law "
+                f"cannot produce together.  Fitted to 60 % singletons, a rank law r^-0.825 over 200,000 topics gives "
+                f"{pure.iloc[1]:.1f} % of the topics with at most 5 messages (Twitter 83 %) and {pure.iloc[2]:.4f} % with "
+                f"more than 1,000 (Twitter 0.15 %), the values the spec quotes; {a12_fit}.  The frequency-law reading "
+                f"(second column) gives {pmf.iloc[0]:.0f} % / {pmf.iloc[1]:.0f} % / {pmf.iloc[2]:.3f} %, no closer.  The "
+                f"real curve bends; the reproduction uses 0.825 only as the thesis does in §5.6.5, the topic-choice law "
+                f"over 128 topics, which E0-1 and E0-2 test.")
+
+    intro = (f"E0-1: over {len(samples)} samples of 2^14 publications the fitted slope averages "
+             f"{samples.slope.mean():.4f} (std {samples.slope.std(ddof=1) if len(samples) > 1 else float('nan'):.4f}); "
+             f"sorting sampled counts turns neighbouring ranks with nearly equal expectations into a monotone "
+             f"sequence, which flattens the fitted range slightly.  E0-2 compares the spec's numbers with the closed "
+             f"form they were derived from (sanity rows).")
+    return readings.explain(verdicts, {"003-F5.1-A12-small": a12, "003-F5.1-A12-hot": a12}, intro)

@@ -15,6 +15,7 @@ from matplotlib import ticker
 
 from causal_lab import claims, plotting, sweep
 from causal_lab.claims import Measured, not_run
+from causal_lab.families.vcube_ps.artifacts import readings
 
 NOTEBOOK = "33_thesis_figure5_8"
 REPS = {"smoke": 1, "default": 2, "paper": 10}  # 40 do not fit: see the notebook's introduction
@@ -208,3 +209,32 @@ def measure(summary: pd.DataFrame, rows: pd.DataFrame, scale: str) -> dict[str, 
     out.update(_ratio_claims(ratio(summary), have, scale))
     out.update(_load_claims(mean, have, scale))
     return out
+
+
+def reading(verdicts: pd.DataFrame, summary: pd.DataFrame) -> str:
+    """The closing explanation of the notebook, from this run's verdicts and means."""
+    t_a, t_b, low, high = setting()
+    mean, r = means(summary), ratio(summary)
+    have = set(mean.index)
+    sizes = sorted(n for t, n in have if t == t_a)
+    largest = sizes[-1]
+
+    def e3_7(row):
+        g = mean.loc[(t_a, largest), ("vcube_ps", high)] / mean.loc[(t_a, largest), ("vcube_ps", low)]
+        return (f"At N = {largest} VCube-PS's latency rises {100 * (g - 1):+.1f} % from 25 % to 100 % publishers.  At "
+                f"N = 4096 with 100 % publishers every node transmits on average N − 1 = 4,095 PUB copies for "
+                f"publications created within 1,000 u.t., at one copy per u.t. (§5.6.1: one copy per destination in the "
+                f"sending queue), so its queue holds thousands of copies and the latency cannot stay near +38.8 % "
+                f"under the stated model (spec A3: the prototype found +191 %).")
+
+    intro = ""
+    if (t_a, 256) in have and (t_a, 128) in have:
+        intro = (f"r(N) = SRPT / VCube-PS at 100 % publishers, t_pp = {t_a:g}: "
+                 + ", ".join(f"{n}: {r[(t_a, n)]:.2f}" for n in sizes if n >= 32)
+                 + f".  It jumps between N = 128 and 256: the root must send N × log2 N copies for publications spread "
+                   f"over 1,000 u.t. (256 × 8 = 2,048 at N = 256, twice what it transmits at one copy per u.t.; "
+                   f"896 at N = 128), and beyond it r doubles with N while VCube-PS's latency grows by one hop per "
+                   f"doubling.  With t_pp = {t_b:g} the root's backlog is the same number of u.t. added to latencies "
+                   f"ten times larger (E3-5).  Each publisher publishes once here, so no publication waits behind its "
+                   f"publisher's previous one.")
+    return readings.explain(verdicts, {"003-F5.8-E3-7": e3_7}, intro)
