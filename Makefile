@@ -14,7 +14,7 @@ STAMPS    := build/stamps/$(SCALE)
 DONE      := $(patsubst notebooks/%.ipynb,$(STAMPS)/%.done,$(NOTEBOOKS))
 SOURCES   := $(shell find causal_lab -name '*.py') $(wildcard data/expected/*.csv data/expected/claims/*.csv)
 
-.PHONY: install figures test bench soak lab notebooks report clean-smoke
+.PHONY: install figures timings test bench soak lab notebooks report clean-smoke
 
 # Debian's Chromium and its driver, for the browser tests (no browser download)
 BROWSER := /usr/bin/chromium /usr/bin/chromedriver
@@ -48,6 +48,13 @@ build/deps.mk: $(NOTEBOOKS) $(SOURCES) | $(STAMP)
 ifneq ($(filter figures $(STAMPS)/%,$(MAKECMDGOALS)),)
 -include build/deps.mk
 endif
+
+## make timings [SCALE=default]: every notebook again from an empty result cache (make -j2), then
+## their wall times and the batch's into data/timings.csv
+timings: $(STAMP)
+	rm -rf $(STAMPS)
+	cache=$$(mktemp -d); CAUSAL_LAB_RESULTS=$$cache $(MAKE) -j2 figures SCALE=$(SCALE); status=$$?; \
+		rm -rf $$cache; $(BIN)/python -m causal_lab.figures --timings --scale $(SCALE); exit $$status
 
 ## make test: unit, scenario and Spark tests, a short soak of every protocol, then every notebook
 ## at smoke scale under nbval, comparing the outputs of the cells marked NBVAL_CHECK_OUTPUT

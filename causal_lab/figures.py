@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 import nbformat
+import pandas as pd
 import papermill
 
 from causal_lab import catalog, paths
@@ -116,7 +117,8 @@ def run_one(nb: Path, scale: str) -> tuple[float, str]:
     finally:
         tmp.unlink(missing_ok=True)
     seconds = time.perf_counter() - started
-    status_file(scale, nb.name).write_text(json.dumps({"seconds": round(seconds, 1), "error": error}))
+    status_file(scale, nb.name).write_text(json.dumps(
+        {"seconds": round(seconds, 1), "error": error, "ended": round(time.time(), 1)}))
     return seconds, error
 
 
@@ -146,6 +148,34 @@ def summary(scale: str) -> int:
               f"{'FAILED: ' + status['error'] if status['error'] else 'ok'}")
     print(f"total {total:.1f} s of notebook time; {failed} failed or not run")
     return 1 if failed else 0
+
+
+def record_timings(scale: str) -> pd.DataFrame:
+    """Replace ``scale``'s rows of ``data/timings.csv`` by the last run of every notebook, and a
+    row ``(batch)`` with the batch's wall time: from the first notebook's start to the last
+    one's end (``make timings`` runs them all, from an empty result cache)."""
+    rows = []
+    for nb in notebooks():
+        record = status_file(scale, nb.name)
+        status = json.loads(record.read_text()) if record.exists() else {}
+        if "ended" not in status:
+            raise SystemExit(f"{nb.name}: no timed run at the {scale} scale (run `make timings SCALE={scale}`)")
+        rows.append({"scale": scale, "notebook": nb.stem, "seconds": status["seconds"],
+                     "failed": bool(status["error"]), "ended": status["ended"]})
+    runs = pd.DataFrame(rows)
+    wall = runs.ended.max() - (runs.ended - runs.seconds).min()
+    recorded = pd.Timestamp.now(tz="UTC").strftime("%Y-%m-%d")
+    runs = pd.concat([runs, pd.DataFrame([{"scale": scale, "notebook": "(batch)", "seconds": round(wall, 1),
+                                           "failed": bool(runs.failed.any())}])], ignore_index=True)
+    runs = runs.drop(columns="ended").assign(recorded=recorded, cores=os.cpu_count())
+    path = paths.repo_root() / "data" / "timings.csv"
+    if path.exists():
+        old = pd.read_csv(path)
+        runs = pd.concat([old[old.scale != scale], runs], ignore_index=True)
+    tmp = path.with_suffix(".tmp")
+    runs.to_csv(tmp, index=False)
+    os.replace(tmp, path)
+    return runs
 
 
 # ------------------------------------------------------------------------------------------
@@ -236,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deps", metavar="FILE", help="write the Makefile dependencies to FILE")
     parser.add_argument("--summary", action="store_true",
                         help="print the last run of every notebook at --scale; fail if one failed")
+    parser.add_argument("--timings", action="store_true",
+                        help="write the last run of every notebook at --scale to data/timings.csv")
     parser.add_argument("--smoke-outputs", action="store_true",
                         help="execute notebooks/ in place at the smoke scale (the nbval reference)")
     args = parser.parse_args(argv)
@@ -244,6 +276,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.summary:
         return summary(args.scale)
+    if args.timings:
+        print(record_timings(args.scale).to_string(index=False))
+        return 0
     if args.smoke_outputs:
         return smoke_outputs(args.only)
     outcomes = run(args.scale, args.only)
