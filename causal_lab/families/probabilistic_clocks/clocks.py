@@ -192,3 +192,55 @@ def c_target(load: float, n: int, k: int = 2, m_c: int = 50, p_star: float = 1e-
         if p_model(c * m_c, load, n, k) <= p_star:
             return c
     return c_max
+
+
+# ------------------------------------------------------------------------------------------
+# Reference semantics of the clocks (spec §1.3-1.4, §2.2-2.3), for unit tests and notebooks;
+# the kernel works on arrays with the counting rules of Algorithms 1 and 2.
+# ------------------------------------------------------------------------------------------
+
+
+def pc_leq(v1, v2) -> bool:
+    """V1 <= V2: every entry."""
+    return all(a <= b for a, b in zip(v1, v2, strict=True))
+
+
+def pc_less(v1, v2) -> bool:
+    """V1 < V2: V1 <= V2 and some entry strictly smaller."""
+    return pc_leq(v1, v2) and any(a < b for a, b in zip(v1, v2))
+
+
+def pc_r1(v: list[int], own: tuple[int, ...], d: int = 1) -> list[int]:
+    """R1: before an event, p adds d to its entries f(p)."""
+    return [x + d if e in own else x for e, x in enumerate(v)]
+
+
+def pc_r2(v: list[int], carried: list[int], own: tuple[int, ...]) -> list[int]:
+    """The generic receive rule R2 of seed 002 §II: entrywise maximum, then R1 (not the
+    broadcast algorithm, which adds the sender's entries instead: spec §1.3)."""
+    return pc_r1([max(a, b) for a, b in zip(v, carried, strict=True)], own)
+
+
+def dcs_leq(d1, d2) -> bool:
+    """D1 <= D2 (seed 002 §III-C): |D1| <= |D2| and every component of D1 <= D2's."""
+    return len(d1) <= len(d2) and all(pc_leq(c1, c2) for c1, c2 in zip(d1, d2))
+
+
+def dcs_less(d1, d2) -> bool:
+    """D1 < D2: D1 <= D2 and some component of D1 strictly smaller."""
+    return dcs_leq(d1, d2) and any(pc_less(c1, c2) for c1, c2 in zip(d1, d2))
+
+
+def dcs_concurrent(d1, d2) -> bool:
+    """D1 || D2: neither D1 <= D2 nor D2 <= D1."""
+    return not dcs_leq(d1, d2) and not dcs_leq(d2, d1)
+
+
+def dcs_r2(d: list[list[int]], carried: list[list[int]], own: tuple[int, ...],
+           s_incr: set[int]) -> list[list[int]]:
+    """The generic DCS receive rule R2 (seed 002 §III-B): Add() zero components up to |D_m|,
+    componentwise maximum, then R1 on the components of S_incr."""
+    m = len((d or carried)[0])
+    d = [list(c) for c in d] + [[0] * m for _ in range(len(carried) - len(d))]
+    merged = [[max(a, b) for a, b in zip(c, cm)] for c, cm in zip(d, carried)] + d[len(carried):]
+    return [pc_r1(c, own) if k in s_incr else c for k, c in enumerate(merged)]
