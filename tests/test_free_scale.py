@@ -221,8 +221,7 @@ def _blind_loop(st):
             kernel.send(st, i, now)
             i += 1
         elif not events.empty(q):
-            now, kind, a, b = events.pop(q)
-            w, dest = kernel.broadcasts.arrival(st, q, kind, a, b)
+            now, w, dest = kernel.broadcasts.next_arrival(st, q)
             st.wires[w, kernel.W_DV_NW] = 0  # the dependency vector is lost in transit
             kernel.receive_copy(st, w, dest, now)
             kernel.recheck(st, now)

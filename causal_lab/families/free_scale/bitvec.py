@@ -257,3 +257,19 @@ def pooled_positions(pool, off, w0, nw, out):
             n += 1
             word &= word - ONE
     return n
+
+
+@numba.njit(cache=True, inline="always")
+def missing_positions(pool, off, w0, nw, bm, r, out):
+    """The positions set in a pooled vector but cleared in row r, ascending, into ``out``;
+    returns their count.  One word test skips 64 positions the row already holds: an external
+    peer merging the super peer's ``I`` (Listing 10, ~75 positions per message at N = 900)
+    already knows almost all of them."""
+    n = 0
+    for k in range(nw):
+        word = pool[off + k] & ~bm[r, w0 + k]
+        while word:
+            out[n] = ((w0 + k) << 6) + np.int64(trailing_zeros(word))
+            n += 1
+            word &= word - ONE
+    return n

@@ -54,8 +54,8 @@ FIELDS = (
     "vc", "ci_n",
     # wire messages (one per application message) and their pairs
     "msgs", "pairs",
-    "recs", "heads", "ready", "parked", "server_free", "blk_time", "blk_dest", "blk_wire",
-    "blk_n", "blk_free", "dests", "arrivals",
+    "recs", "heads", "occupied", "ready", "parked", "server_free", "blk_time", "blk_dest",
+    "blk_wire", "blk_n", "blk_free", "dests", "arrivals",
     "acc", "cnt", "log", "tops",
 )
 StateType, State = state.define("State", FIELDS, __name__)
@@ -161,9 +161,8 @@ def _run(st):
             continue
         if events.empty(q):
             return
-        now, kind, a, b = events.pop(q)
+        now, app, dest = broadcasts.next_arrival(st, q)
         st.cnt[C_EVENTS] += 1
-        app, dest = broadcasts.arrival(st, q, kind, a, b)
         if dest == st.n:
             _fan_out(st, q, app, st.n, now)
             continue

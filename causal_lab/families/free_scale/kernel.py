@@ -98,8 +98,8 @@ FIELDS = (
     # wire messages and their pools; each message's first wire
     "wires", "bits", "pairs", "app_wire", "outbox",
     # buffers (buffers.py) and broadcasts (broadcasts.py)
-    "recs", "heads", "ready", "parked", "server_free", "blk_time", "blk_dest", "blk_wire",
-    "blk_n", "blk_free", "dests", "arrivals",
+    "recs", "heads", "occupied", "ready", "parked", "server_free", "blk_time", "blk_dest",
+    "blk_wire", "blk_n", "blk_free", "dests", "arrivals",
     # measurements and the event log
     "acc", "cnt", "log", "tops",
 )
@@ -412,10 +412,12 @@ def external_deliver(st, e, w, now):
 
 @numba.njit(cache=True)
 def external_arrival(st, e, w, now):
-    """Listing 10 (learn the positions the SP announces in I), then Listing 11."""
+    """Listing 10 (learn the positions the SP announces in I), then Listing 11.  Only the
+    positions e lacks are visited: setting one it holds changes nothing."""
     row = st.wires[w]
     if row[W_KIND] == TRANS_EXT and row[W_I_NW] != 0:
-        count = bitvec.pooled_positions(st.bits, row[W_I_OFF], row[W_I_W0], row[W_I_NW], st.positions)
+        count = bitvec.missing_positions(st.bits, row[W_I_OFF], row[W_I_W0], row[W_I_NW],
+                                         st.vsp, e, st.positions)
         for k in range(count):
             _vsp_put(st, e, st.positions[k])
     external_receive(st, e, w, 0, now)
@@ -695,9 +697,8 @@ def _run(st):
             send(st, i, now)
             i += 1
         elif not events.empty(q):
-            now, kind, a, b = events.pop(q)
+            now, w, dest = broadcasts.next_arrival(st, q)
             st.cnt[C_EVENTS] += 1
-            w, dest = broadcasts.arrival(st, q, kind, a, b)
             receive_copy(st, w, dest, now)
             recheck(st, now)
         else:
