@@ -57,10 +57,14 @@ timings: $(STAMP)
 		rm -rf $$cache; $(BIN)/python -m causal_lab.figures --timings --scale $(SCALE); exit $$status
 
 ## make test: unit, scenario and Spark tests, a short soak of every protocol, then every notebook
-## at smoke scale under nbval, comparing the outputs of the cells marked NBVAL_CHECK_OUTPUT
+## at smoke scale under nbval, comparing the outputs of the cells marked NBVAL_CHECK_OUTPUT; two
+## pytest workers (TEST_JOBS), each test file or notebook kept whole on one (--dist loadscope: a
+## notebook's cells run in order in one kernel)
+TEST_JOBS ?= 2
 test: $(STAMP) $(BROWSER)
 	CAUSAL_LAB_SCALE=smoke $(BIN)/python -m pytest --nbval-lax --nbval-current-env \
-		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider tests notebooks
+		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider \
+		-n $(TEST_JOBS) --dist loadscope tests notebooks
 
 ## make notebooks: re-execute notebooks/ in place at the smoke scale (the outputs nbval compares)
 notebooks: $(STAMP)

@@ -85,6 +85,17 @@ def cmd_soak(args) -> int:
     return soak.main(args.family, args.runs, args.jobs)
 
 
+def cmd_cluster(args) -> int:
+    from causal_lab import cluster
+
+    if args.workers < 1 or args.cores < 1:
+        raise ParameterError(f"--workers and --cores must be >= 1, got {args.workers}, {args.cores}")
+    command = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
+    if not command:
+        raise ParameterError("no command to run; e.g. causal-lab cluster -- make figures SCALE=smoke")
+    return cluster.run_on(command, args.workers, args.cores)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="causal-lab", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -108,6 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_argument("--runs", type=int, default=1000, help="runs per protocol (default 1000)")
     soak.add_argument("--jobs", type=int, help="worker processes (default: all cores)")
     soak.set_defaults(func=cmd_soak)
+    clus = sub.add_parser("cluster", help="run a command against a fresh local Spark standalone cluster "
+                                          "(SPARK_MASTER set), e.g. -- make figures SCALE=smoke")
+    clus.add_argument("--workers", type=int, default=2, help="worker daemons (default 2)")
+    clus.add_argument("--cores", type=int, default=1, help="cores per worker (default 1)")
+    clus.add_argument("cmd", nargs=argparse.REMAINDER, help="-- the command and its arguments")
+    clus.set_defaults(func=cmd_cluster)
     return parser
 
 

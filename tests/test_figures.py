@@ -58,3 +58,23 @@ def test_every_notebook_is_thin():
         judged = [c for c in code if c.startswith("# NBVAL_CHECK_OUTPUT")]
         assert lines <= 110 and defs <= 1, f"{nb.name}: {lines} code lines, {defs} defs"
         assert judged and all("claims.judge(" in c for c in judged[-1:]), nb.name
+
+
+def test_paper_timings_in_pieces_keep_the_notebooks_not_run_as_empty_rows(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "repo_root", lambda: tmp_path)
+    (tmp_path / "data").mkdir()
+    books = [tmp_path / "notebooks" / f"{n}.ipynb" for n in ("10_a", "20_b", "30_c")]
+    monkeypatch.setattr(figures, "notebooks", lambda pattern="*.ipynb": books)
+    figures.status_file("paper", "10_a.ipynb").write_text(json.dumps({"seconds": 100.0, "error": "", "ended": 1000.0}))
+    figures.status_file("paper", "30_c.ipynb").write_text(json.dumps({"seconds": 50.0, "error": "x", "ended": 5000.0}))
+    try:
+        figures.record_timings("paper")
+        raise AssertionError("a whole-batch timing was recorded without a run of 20_b")
+    except SystemExit as refused:
+        assert "20_b" in str(refused)
+    rows = figures.record_timings("paper", partial=True).set_index("notebook")
+    assert rows.loc["10_a", "seconds"] == 100.0 and rows.loc["30_c", "failed"]
+    assert rows.loc["20_b"].isna()["seconds"]
+    assert rows.loc["(sum)", "seconds"] == 150.0 and rows.loc["(sum)", "failed"]
+    written = (tmp_path / "data" / "timings.csv").read_text().splitlines()
+    assert written[0] == "scale,notebook,seconds,failed,recorded,cores" and len(written) == 5
