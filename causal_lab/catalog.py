@@ -7,6 +7,9 @@ touching no shared module:
 * ``soak.py`` (optional) defines ``PROTOCOLS``, a tuple of ``causal_lab.soak.Protocol``;
 * ``bench.py`` (optional) defines ``BENCHMARKS``, functions of the repeat count that return
   ``make bench`` result rows (``benchmarks/bench.py``);
+* ``cross.py`` (optional) defines ``PROTOCOLS``, a tuple of ``causal_lab.cross_family.Protocol``:
+  the family's protocols on the common workload of the cross-family benchmark, whose experiment
+  ``cross_family`` is built here from every family's contribution (``cross_protocols``);
 * ``artifacts/`` (optional) holds one module per paper artifact group, used by its notebook.
 
 Modules named in the environment variable ``CAUSAL_LAB_EXTRA_EXPERIMENTS`` (comma-separated,
@@ -25,6 +28,7 @@ import os
 import pkgutil
 from types import ModuleType
 
+from causal_lab import cross_family
 from causal_lab import families as _families_package
 from causal_lab.experiment import Experiment
 from causal_lab.params import ParameterError
@@ -55,15 +59,16 @@ def extra_modules() -> list[str]:
 
 
 def experiments() -> dict[str, Experiment]:
-    """Every experiment of every family (and of the extra modules), by name."""
+    """Every experiment of every family (and of the extra modules), and the cross-family
+    benchmark built from the families' ``cross.py``, by name."""
     modules = [family_module(f, "experiments") for f in families()]
     modules += [importlib.import_module(m) for m in extra_modules()]
+    every = [e for module in modules for e in (getattr(module, "EXPERIMENTS", ()) if module else ())]
     found: dict[str, Experiment] = {}
-    for module in modules:
-        for experiment in getattr(module, "EXPERIMENTS", ()) if module else ():
-            if experiment.name in found:
-                raise ValueError(f"experiment {experiment.name!r} defined twice")
-            found[experiment.name] = experiment
+    for experiment in every + [cross_family.experiment(tuple(cross_protocols()))]:
+        if experiment.name in found:
+            raise ValueError(f"experiment {experiment.name!r} defined twice")
+        found[experiment.name] = experiment
     return found
 
 
@@ -82,3 +87,8 @@ def protocols(family: str | None = None) -> list:
     """The soak protocols of one family, or of every family."""
     names = [family] if family else families()
     return [p for f in names for p in getattr(family_module(f, "soak"), "PROTOCOLS", ())]
+
+
+def cross_protocols() -> list:
+    """Every family's protocols of the cross-family benchmark, in family order."""
+    return [p for f in families() for p in getattr(family_module(f, "cross"), "PROTOCOLS", ())]

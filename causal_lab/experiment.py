@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import sys
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -42,6 +44,18 @@ class Experiment:
     # the replication seed, so variants of one scenario see the same random numbers (common
     # random numbers: the same broadcast schedule with and without aggregation, say).
     variant_params: tuple[str, ...] = ()
+    # Modules whose code ``replicate`` runs without its own module importing them (found at run
+    # time, e.g. the families' adapters of the cross-family benchmark): they count in the code
+    # fingerprint of the result cache and in a notebook's dependencies like static imports.
+    code_modules: tuple[str, ...] = ()
+
+    def code_files(self) -> set:
+        """The ``causal_lab`` source files a replication runs: the module defining ``replicate``,
+        the ``code_modules``, and everything they import, directly or not."""
+        from causal_lab import codegraph
+
+        modules = (self.replicate.__module__, *self.code_modules)
+        return set().union(*(codegraph.imported_files(Path(sys.modules[m].__file__)) for m in modules))
 
     def scenario(self, point: Mapping[str, Any]) -> dict:
         """What the replication seed depends on: the parameters that are not variants and

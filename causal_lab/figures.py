@@ -204,8 +204,7 @@ def dependencies(nb: Path) -> list[Path]:
     files = imported_files(ast.parse(code))
     experiments = catalog.experiments()
     for name in _EXPERIMENT.findall(code):
-        module = sys.modules[experiments[name].replicate.__module__]
-        files |= imported_files(Path(module.__file__).resolve())
+        files |= experiments[name].code_files()
     expected = paths.expected_dir()
     data = sorted(expected.glob("*.csv")) + sorted(expected.glob("claims/*.csv"))
     return [nb, *sorted(files), *data]

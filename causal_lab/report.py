@@ -12,7 +12,9 @@ when the paper scale ran), never by hand.
 
 An artifact is a notebook with a claims file; which paper it belongs to follows from the
 notebook's number (``PAPERS``).  Companion notebooks (the VCube overlay, the cross-family
-benchmark) are listed after the artifacts.
+benchmark) are listed after the artifacts; the cross-family benchmark (notebook 90, no paper of its
+own) also gets a section of its own: its figure, its table and its generated reading, taken from
+the executed notebook (``cross_family_section``).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ PAPERS = {
     "6": ("Seed 004: error detectors for probabilistic causal broadcast", 3),
 }
 COMPANIONS = ("00", "90")  # notebooks that are not a published artifact
+CROSS_FAMILY = "90_cross_family"
 SCALES = ("default", "paper")
 JUDGE_MARK = "# NBVAL_CHECK_OUTPUT"
 
@@ -124,6 +127,21 @@ def explanation(notebook: Path) -> str:
     return "\n".join(parts) or "<p>(the notebook prints no explanation)</p>"
 
 
+def cross_family_section(executed: Path, figure: bool) -> str:
+    """Notebook 90's section: its figure, the table its sweep cell displayed (the first HTML
+    output) and what it prints after its judge cell, with a link to the rendered notebook."""
+    book = nbformat.read(executed, as_version=4)
+    tables = [out["data"]["text/html"] for cell in book.cells if cell.cell_type == "code"
+              for out in cell.get("outputs", []) if "text/html" in out.get("data", {})]
+    image = (f"<img class='wide' src='figures/{CROSS_FAMILY}.png' alt='{CROSS_FAMILY} figure'>"
+             if figure else "")
+    return (f"<section class='cross' id='{CROSS_FAMILY}'><h2>Cross-family benchmark</h2>"
+            f"<p>Every causal broadcast protocol on one common workload (issue 14; no paper of its own): "
+            f"<a href='notebooks/{CROSS_FAMILY}.html'>{CROSS_FAMILY}.ipynb (rendered)</a></p>{image}"
+            f"<div class='table'>{tables[0] if tables else '<p>(no table)</p>'}</div>"
+            f"{explanation(executed)}</section>")
+
+
 # ------------------------------------------------------------------------------------------
 # HTML
 # ------------------------------------------------------------------------------------------
@@ -139,6 +157,9 @@ section.artifact { border-top: 2px solid #999; margin-top: 2em; }
 img.thumb { max-width: 28em; max-height: 18em; border: 1px solid #ddd; float: right; margin: 0 0 1em 1em; }
 details > summary { cursor: pointer; }
 .clear { clear: both; }
+section.cross { border-top: 2px solid #999; margin-top: 2em; }
+img.wide { max-width: 100%; border: 1px solid #ddd; }
+div.table { overflow-x: auto; }
 """
 
 
@@ -255,6 +276,8 @@ def build(target: Path | None = None) -> Path:
                 "and the executed notebooks; paper claims, report rows and sanity checks are counted apart "
                 "(a sanity check holds by construction: it is a test, not a reproduced claim).</p>"
                 + _totals_table(totals) + "".join(sections)
+                + (cross_family_section(executed[CROSS_FAMILY], (staging / "figures" / f"{CROSS_FAMILY}.png").exists())
+                   if CROSS_FAMILY in executed else "")
                 + "<h2>Companion notebooks</h2><ul>"
                 + "".join(f"<li><a href='notebooks/{n}.html'>{n}.ipynb</a></li>" for n in companions) + "</ul>")
         (staging / "index.html").write_text(_page("causal_lab reproduction report", body))

@@ -41,7 +41,6 @@ import functools
 import hashlib
 import json
 import os
-import sys
 import threading
 import time
 import uuid
@@ -85,16 +84,16 @@ def task_seed(
 
 
 @functools.lru_cache(maxsize=None)
-def _fingerprint_of(module_file: str) -> str:
-    return codegraph.fingerprint(codegraph.imported_files(Path(module_file)))
+def _fingerprint_of(files: frozenset) -> str:
+    return codegraph.fingerprint(files)
 
 
 def code_fingerprint(experiment: Experiment) -> str:
     """A hash of the source code a replication of ``experiment`` runs: the module that defines
-    its ``replicate`` and every ``causal_lab`` module that module imports, directly or through
-    others (kernel, workload, engine, topology, oracle...).  Code that only reads results (a
-    family's ``artifacts``, the claims, the notebooks) is not part of it."""
-    return _fingerprint_of(sys.modules[experiment.replicate.__module__].__file__)
+    its ``replicate`` (and its ``code_modules``) and every ``causal_lab`` module they import,
+    directly or through others (kernel, workload, engine, topology, oracle...).  Code that only
+    reads results (a family's ``artifacts``, the claims, the notebooks) is not part of it."""
+    return _fingerprint_of(frozenset(experiment.code_files()))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """What a reviewer and a student see, checked in headless Chromium (Debian's ``chromium`` and
 ``chromium-driver``, installed by ``make test``; no browser download): the reproduction report
-renders every artifact with its figure, and JupyterLab runs ``notebooks/00_vcube.ipynb``."""
+renders every artifact with its figure and the cross-family section (figure, table, link), and
+JupyterLab runs ``notebooks/00_vcube.ipynb``."""
 
 from __future__ import annotations
 
@@ -45,7 +46,11 @@ def test_report_renders_every_artifact_and_every_image(browser):
     assert all(s.find_element("css selector", "h3").text for s in sections)
     images = browser.execute_script(
         "return Array.from(document.images).map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0])")
-    assert len(images) == len(arts)
+    cross = browser.find_elements("css selector", f"section.cross[id='{report.CROSS_FAMILY}']")
+    assert len(cross) == 1  # notebook 90: its figure, its table and the link to the notebook
+    assert cross[0].find_elements("css selector", "div.table table")
+    assert cross[0].find_elements("css selector", f"a[href='notebooks/{report.CROSS_FAMILY}.html']")
+    assert len(images) == len(arts) + 1
     assert [src for src, loaded in images if not loaded] == []
     links = browser.execute_script("return Array.from(document.links).map(a => a.href)")
     missing = [h for h in links if h.startswith("file:") and not Path(h[7:].split("#")[0]).exists()]

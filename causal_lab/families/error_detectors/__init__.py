@@ -19,6 +19,7 @@ Modules:
 * ``artifacts``     one module per notebook (60_ed_table1, 61_ed_figure1, 62_ed_table2): tables,
                     plots and the measurement of every claim;
 * ``soak``          random small configurations of every protocol variant;
+* ``cross``         the plain clock with each detector on the cross-family workload (notebook 90);
 * ``bench``         the Table 1 configuration with and without the hash detector, and the cost of
                     a hash test against a plain delivery check.
 

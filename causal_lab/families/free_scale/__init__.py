@@ -16,6 +16,7 @@ Communication Protocol for Free Scale Peer-to-Peer Networks", Applied Sciences 2
 * ``accounting``  byte accountings A and B (amendment 2) and the window sums;
 * ``experiments`` the sweeps ``p2p_overhead_<delays>`` and ``p2p_scalability_<delays>``;
 * ``soak``, ``bench``  random small configurations for ``causal-lab soak``; ``make bench``;
+* ``cross``       the protocol and IDR on the cross-family workload (notebook 90);
 * ``artifacts``   one module per notebook (``figure4`` .. ``figure9``) on ``overhead`` and
                   ``scalability``: the paper's figures from the sweep rows, and every claim.
 """

@@ -75,6 +75,17 @@ def from_point(point, seed: np.random.SeedSequence) -> Channel:
                    LINK_DELAYS[point["link_delay"]] == PER_LINK, rng.stream_key(seed, "delay"))
 
 
+def from_network(net: network.Network, seed: np.random.SeedSequence) -> Channel:
+    """The engine's delay model as a channel (the cross-family benchmark's common model): the
+    same t_pc, t_t and propagation law, the interval [0, inf) so that only negative draws are
+    clamped (the engine's ``tpp_negative = "clip"``), one draw per copy.  The law is the same;
+    the draws are this module's, keyed by (message, destination)."""
+    if net.tpp_negative != "clip":
+        raise ValueError("a channel clamps negative draws: the network must clip them too")
+    return Channel(float(net.t_pc), float(net.t_t), net.tpp == "normal", float(net.tpp_mean),
+                   float(net.tpp_sigma), 0.0, float("inf"), False, rng.stream_key(seed, "delay"))
+
+
 def problems(point) -> list[str]:
     """What makes a channel impossible (checked before any work)."""
     if point["delay_min"] > point["delay_max"]:

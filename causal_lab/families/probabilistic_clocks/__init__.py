@@ -17,6 +17,7 @@ broadcast, DCS rounds and load balancing (Figures 5-10).
 * ``experiments``  the sweeps ``load_pattern``, ``pc_clock_size``, ``dcs_vs_pc``, ``dcs_balancing``;
 * ``soak``         random small configurations of both protocols for ``causal-lab soak``;
 * ``bench``        receptions per CPU-second and the paper-scale estimate for ``make bench``;
+* ``cross``        PC and DCS on the cross-family workload (notebook 90);
 * ``artifacts``    one module per notebook (50-55): the figure from the sweep rows and the
                    measurement of each published claim.
 

@@ -7,6 +7,7 @@ SRPT-B (thesis ch. 5): Figures 5.1 and 5.6-5.12, Table 5.1.
 * ``workload``     the publish/subscribe workloads E1-E8 (publishers, topics, churn);
 * ``experiments``  the sweeps ``ps_single`` .. ``ps_brokers``;
 * ``soak``         random small configurations for ``causal-lab soak``;
+* ``cross``        VCube-PS (one topic, everyone subscribed) on the cross-family workload (notebook 90);
 * ``artifacts``    one module per notebook: the thesis's table or figure from the sweep rows,
                    and the measurement of each published claim.
 """
