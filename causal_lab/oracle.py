@@ -360,6 +360,22 @@ def _flush(q, know, pend, pend_len, pend_refs, pool, row, last_use, k, free_rows
 
 
 @numba.njit(cache=True)
+def _ahead(prefix, q, vc, a):
+    """Whether vc[b] > prefix[q, b] for a source b != a: some message of m's causal past
+    (vector clock ``vc``) from another source than m's own ``a`` is not delivered yet at q.
+
+    ``_scan`` checks the sources of ``lag_list[q]`` only, since any other b is delivered up to
+    its last broadcast, which bounds vc[b].  When many lag (every node publishing at once:
+    thousands at every delivery), this branch-free pass over the whole rows, which the
+    compiler vectorises and which reads the same cache lines, gives the same answer several
+    times faster."""
+    ahead = 0
+    for b in range(prefix.shape[1]):
+        ahead += prefix[q, b] < vc[b]
+    return ahead > (prefix[q, a] < vc[a])
+
+
+@numba.njit(cache=True)
 def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows, pending_limit):
     """Replay the log once; the counts, the ``seen`` bits and the first examples."""
     src = np.full(n_msgs, -1, np.int64)
@@ -443,11 +459,14 @@ def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows, pending_limit):
                     i += 1
                 gap = prefix[q, a] < c - 1
                 if not gap:
-                    for t in range(lag_len[q]):
-                        b = lag_list[q, t]
-                        if b != a and prefix[q, b] < vc[b]:
-                            gap = True
-                            break
+                    if 8 * lag_len[q] >= n:  # many lagging sources: one vectorised pass
+                        gap = _ahead(prefix, q, vc, a)
+                    else:
+                        for t in range(lag_len[q]):
+                            b = lag_list[q, t]
+                            if b != a and prefix[q, b] < vc[b]:
+                                gap = True
+                                break
                 if gap:
                     if errors < EXAMPLES:
                         err_ex[errors, 0] = m

@@ -41,12 +41,16 @@ per-row arrays of length N are flattened at ``row * N``):
   and aligned block of 2^l nodes, how many SUB codes of the row lie in it, so that the first
   member of a cluster (VCube-PS) or "does this sub-cube hold a subscriber" (SRPT) is an
   O(d) descent instead of a scan of the view.
-* ``first_rec``, ``last_delvs``: per row and source, a counter value or -1.
+* ``first_rec``, ``last_delvs``: per row and source, a counter value or 0 (none yet: message
+  counters start at 1).  Like every table per row and source but the views, they start at 0
+  (``_lazy_zeros``), so that they cost nothing until an entry is touched: at N = 4096 each
+  holds 16.8 M entries, and filling them with -1 took most of a run with one publication.
 * the causal barrier of a row: one entry per source at most (the entry of s is replaced when a
   newer message of s is delivered, since that message's barrier names its predecessor), kept as
   ``cbv`` / ``cb_msg`` (counter and message per source) plus a compact member list for copying.
 * pending PUBs are pool entries parked on the waiting list of the (row, source) whose barrier
-  entry they wait for, with a scan position: each barrier entry is checked O(1) times.
+  entry they wait for, with a scan position: each barrier entry is checked O(1) times;
+  ``w_head`` holds the list's first entry + 1 (0: empty), ``cbv`` a barrier counter or 0.
 * ACK bookkeeping (``acks``) lives in slots; a copy carries its parent's slot id, so an ACK
   finds its tuple without a lookup.  Membership tuples carried by ACKs form linked lists in an
   arena, so merging two ACKs' data (A4:63) is O(1).
@@ -160,6 +164,25 @@ FIELDS = (
 POOL = 1024  # initial size of the growable pools
 StateType, State = state.define("State", FIELDS, __name__)
 
+try:  # numpy's switch for madvise(MADV_HUGEPAGE) on its large allocations (private, numpy >= 1.20)
+    from numpy._core.multiarray import _set_madvise_hugepage
+except ImportError:  # pragma: no cover - another numpy layout: keep its default pages
+    def _set_madvise_hugepage(enabled):
+        return enabled
+
+
+def _lazy_zeros(size, dtype):
+    """A zero array whose memory the OS maps on first touch, 4 KiB at a time.  numpy asks for
+    2 MiB huge pages on large arrays, and then touching one entry per row of a per-row-node
+    table zeroes all of it: 67 MB per table at N = 4096, most of the CPU time of a run with one
+    publication.  Only the pages of the entries a run uses cost anything here.  (The views and
+    their counts, which ``install_membership`` fills for every member, keep huge pages.)"""
+    previous = _set_madvise_hugepage(False)
+    try:
+        return np.zeros(size, dtype)
+    finally:
+        _set_madvise_hugepage(previous)
+
 
 def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *, checkcb=STRICT,
               prune=True, ack_queued=False, react_p=0, fast=DELEGATE_BROADCAST):
@@ -182,12 +205,12 @@ def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *,
         last_op=np.full(rows, -1, i64), sub_done=np.full(rows, np.inf),
         deliv_since=np.zeros(rows, i64), deliv_count=np.zeros(n, i64),
         published=np.zeros(n, np.bool_),
-        views=np.zeros(per_row_node, i32), cnt=np.zeros(per_row_node, i32),
-        first_rec=np.full(per_row_node, -1, i32), heard=np.zeros(per_row_node, np.bool_),
-        last_delvs=np.full(per_row_node, -1, i32), last_recv=np.full(per_row_node, -1, i32),
-        cbv=np.full(per_row_node, -1, i32), cb_members=np.zeros(per_row_node, i32),
-        cb_msg=np.full(per_row_node, -1, i32), cb_idx=np.zeros(per_row_node, i32),
-        cb_count=np.zeros(rows, i64), w_head=np.full(per_row_node, -1, i32),
+        views=np.zeros(per_row_node, i32), cnt=np.zeros(per_row_node, i32),  # filled at t = 0
+        first_rec=_lazy_zeros(per_row_node, i32), heard=_lazy_zeros(per_row_node, np.bool_),
+        last_delvs=_lazy_zeros(per_row_node, i32), last_recv=_lazy_zeros(per_row_node, i32),
+        cbv=_lazy_zeros(per_row_node, i32), cb_members=_lazy_zeros(per_row_node, i32),
+        cb_msg=_lazy_zeros(per_row_node, i32), cb_idx=_lazy_zeros(per_row_node, i32),
+        cb_count=np.zeros(rows, i64), w_head=_lazy_zeros(per_row_node, i32),
         n_msgs=np.zeros(1, i64), m_type=np.zeros(capacity, np.int8),
         m_src=np.zeros(capacity, i64), m_topic=np.zeros(capacity, i64),
         m_c=np.zeros(capacity, i64), m_created=np.full(capacity, np.nan),
@@ -527,7 +550,7 @@ def _advance(st, q, i, t, now):
         typ = st.m_type[m]
         if typ == PUB:
             c = st.m_c[m]
-            if st.first_rec[base + i] == -1:
+            if st.first_rec[base + i] == 0:
                 st.first_rec[base + i] = c  # A4:20-21
             st.heard[base + i] = True
             state.log(st, T_LOG, oracle.BROADCAST, i, m)  # A4:22: self-delivery
@@ -586,15 +609,15 @@ def _forget_topic(st, row):
     subscribes (see "Deviations" above)."""
     base = row * st.n
     for s in range(st.n):
-        e = st.w_head[base + s]
+        e = st.w_head[base + s] - 1
         while e != -1:
             nxt = st.pending[e, PE_NEXT]
             _free_entry(st, e)
             e = nxt
-        st.w_head[base + s] = -1
-    st.first_rec[base:base + st.n] = -1
+        st.w_head[base + s] = 0
+    st.first_rec[base:base + st.n] = 0
     st.heard[base:base + st.n] = False
-    st.last_delvs[base:base + st.n] = -1
+    st.last_delvs[base:base + st.n] = 0
 
 
 # ------------------------------------------------------------------------------------------
@@ -659,9 +682,9 @@ def _on_message(st, q, m, i, j, slot_code, now):
     if typ == PUB:
         first_rec = st.first_rec
         st.heard[base + src] = True
-        if first_rec[base + src] == -1:
+        if first_rec[base + src] == 0:
             first_rec[base + src] = seq  # A4:70-71
-            if st.w_head[base + src] != -1:
+            if st.w_head[base + src] != 0:
                 _wake(st, row, src, now)
         e = _new_entry(st, m, row, now)
         if _scan(st, e):
@@ -733,7 +756,7 @@ def _freeze_barrier(st, row, m):
     for k in range(count):
         s = st.cb_members[base + k]
         st.cb_data[ptr + k] = st.cb_msg[base + s]
-        st.cbv[base + s] = -1
+        st.cbv[base + s] = 0
     st.cb_len[m] = count
     st.cb_count[row] = 0
     _barrier_add(st, base, row, st.m_src[m], m)
@@ -742,7 +765,7 @@ def _freeze_barrier(st, row, m):
 @numba.njit(cache=True)
 def _barrier_add(st, base, row, s, m):
     """Put message m (from s) in the row's barrier, replacing an older entry of s."""
-    if st.cbv[base + s] != -1:
+    if st.cbv[base + s] != 0:
         st.counters[C_CB_REPLACED] += 1
         st.cbv[base + s] = st.m_c[m]
         st.cb_msg[base + s] = m
@@ -759,7 +782,7 @@ def _barrier_add(st, base, row, s, m):
 def _barrier_remove(st, base, row, s, c):
     if st.cbv[base + s] != c:
         return
-    st.cbv[base + s] = -1
+    st.cbv[base + s] = 0
     last = st.cb_count[row] - 1
     k = st.cb_idx[base + s]  # swap with the last member
     moved = st.cb_members[base + last]
@@ -808,14 +831,14 @@ def _scan(st, e):
         dep = cb_data[ptr + p]
         s, c = m_src[dep], m_c[dep]
         first = first_rec[base + s]
-        if (last_delvs[base + s] >= c or (rule != SAFE and first != -1 and first > c)
-                or (rule == LENIENT and first == -1)):
+        if (last_delvs[base + s] >= c or (rule != SAFE and first != 0 and first > c)
+                or (rule == LENIENT and first == 0)):
             p += 1
             continue
         st.pending[e, PE_POS] = p
         w_head = st.w_head
-        st.pending[e, PE_NEXT] = w_head[base + s]
-        w_head[base + s] = e
+        st.pending[e, PE_NEXT] = w_head[base + s] - 1
+        w_head[base + s] = e + 1
         return False
     st.pending[e, PE_POS] = p
     return True
@@ -826,8 +849,8 @@ def _wake(st, row, s, now):
     """last_delvs[s] or first_rec[s] of the row changed: re-check the messages parked on s."""
     key = row * st.n + s
     w_head = st.w_head
-    e = w_head[key]
-    w_head[key] = -1
+    e = w_head[key] - 1
+    w_head[key] = 0
     while e != -1:
         nxt = st.pending[e, PE_NEXT]
         st.pending[e, PE_NEXT] = -1
@@ -864,7 +887,7 @@ def _deliver(st, q, e, now):
             dep = cb_data[ptr + k]
             _barrier_remove(st, base, row, m_src[dep], m_c[dep])
     _barrier_add(st, base, row, s, m)
-    if st.w_head[base + s] != -1:
+    if st.w_head[base + s] != 0:
         _wake(st, row, s, now)
     if st.react_p > 0 and not st.published[i] and st.deliv_count[i] == st.react_p:
         st.published[i] = True  # E5: publish t_w ~ U{0..99} after the p-th delivery (A13)
