@@ -38,9 +38,15 @@ $(BROWSER) &:
 figures: $(DONE)
 	@$(BIN)/python -m causal_lab.figures --summary --scale $(SCALE)
 
-$(STAMPS)/%.done: | $(STAMP)
+$(STAMPS)/%.done: | $(STAMP) build/kernels.done
 	@mkdir -p $(@D)
 	$(BIN)/python -m causal_lab.figures --scale $(SCALE) --only $*.ipynb && touch $@ || true
+
+# every family's numba kernels compiled once, two families at a time, before notebooks or tests
+# load them from the cache (causal_lab/warm.py); if it fails, kernels compile on first use as before
+build/kernels.done: $(SOURCES) | $(STAMP)
+	@mkdir -p $(@D)
+	$(BIN)/python -m causal_lab.warm && touch $@ || echo "kernel warm-up failed: kernels compile on first use"
 
 build/deps.mk: $(NOTEBOOKS) $(SOURCES) | $(STAMP)
 	$(BIN)/python -m causal_lab.figures --deps $@
@@ -61,7 +67,7 @@ timings: $(STAMP)
 ## pytest workers (TEST_JOBS), each test file or notebook kept whole on one (--dist loadscope: a
 ## notebook's cells run in order in one kernel)
 TEST_JOBS ?= 2
-test: $(STAMP) $(BROWSER)
+test: $(STAMP) $(BROWSER) build/kernels.done
 	CAUSAL_LAB_SCALE=smoke $(BIN)/python -m pytest --nbval-lax --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider \
 		-n $(TEST_JOBS) --dist loadscope tests notebooks

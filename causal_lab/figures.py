@@ -155,34 +155,39 @@ def record_timings(scale: str, partial: bool = False) -> pd.DataFrame:
     row ``(batch)`` with the batch's wall time: from the first notebook's start to the last
     one's end (``make timings`` runs them all, from an empty result cache).
 
-    ``partial``: the paper scale is run in pieces (hours each), so some notebooks may have no
-    timed run yet: they get a row with no seconds and ``failed`` empty, and the last row is the
-    ``(sum)`` of the notebooks that ran instead of a batch wall time that no single run measured."""
+    ``partial``: the paper scale is run in pieces (hours each, over several checkouts), so a
+    notebook with no timed run here keeps its row of ``data/timings.csv`` from an earlier piece,
+    or gets a row with no seconds; the last row is the ``(sum)`` of the notebooks timed instead of
+    a batch wall time that no single run measured."""
+    path = paths.repo_root() / "data" / "timings.csv"
+    old = pd.read_csv(path) if path.exists() else pd.DataFrame(columns=["scale", "notebook"])
+    earlier = old[old.scale == scale].set_index("notebook")
+    today = pd.Timestamp.now(tz="UTC").strftime("%Y-%m-%d")
     rows = []
     for nb in notebooks():
         record = status_file(scale, nb.name)
         status = json.loads(record.read_text()) if record.exists() else {}
-        if "ended" not in status:
-            if not partial:
-                raise SystemExit(f"{nb.name}: no timed run at the {scale} scale (run `make timings SCALE={scale}`)")
+        if "ended" in status:
+            rows.append({"scale": scale, "notebook": nb.stem, "seconds": status["seconds"],
+                         "failed": bool(status["error"]), "ended": status["ended"],
+                         "recorded": today, "cores": os.cpu_count()})
+        elif not partial:
+            raise SystemExit(f"{nb.name}: no timed run at the {scale} scale (run `make timings SCALE={scale}`)")
+        elif nb.stem in earlier.index and pd.notna(earlier.loc[nb.stem, "seconds"]):
+            rows.append({"scale": scale, "notebook": nb.stem, **earlier.loc[nb.stem].to_dict()})
+        else:
             rows.append({"scale": scale, "notebook": nb.stem})
-            continue
-        rows.append({"scale": scale, "notebook": nb.stem, "seconds": status["seconds"],
-                     "failed": bool(status["error"]), "ended": status["ended"]})
     runs = pd.DataFrame(rows)
     ran = runs.dropna(subset=["seconds"])
     if partial:
         total = {"notebook": "(sum)", "seconds": round(ran.seconds.sum(), 1)}
     else:
         total = {"notebook": "(batch)", "seconds": round(ran.ended.max() - (ran.ended - ran.seconds).min(), 1)}
-    recorded = pd.Timestamp.now(tz="UTC").strftime("%Y-%m-%d")
-    runs = pd.concat([runs, pd.DataFrame([{"scale": scale, **total, "failed": bool(ran.failed.any())}])],
+    runs = pd.concat([runs, pd.DataFrame([{"scale": scale, **total, "failed": bool(ran.failed.any()),
+                                           "recorded": today, "cores": os.cpu_count()}])],
                      ignore_index=True)
-    runs = runs.drop(columns="ended").assign(recorded=recorded, cores=os.cpu_count())
-    path = paths.repo_root() / "data" / "timings.csv"
-    if path.exists():
-        old = pd.read_csv(path)
-        runs = pd.concat([old[old.scale != scale], runs], ignore_index=True)
+    runs = runs.drop(columns="ended", errors="ignore")[["scale", "notebook", "seconds", "failed", "recorded", "cores"]]
+    runs = pd.concat([old[old.scale != scale], runs], ignore_index=True)
     tmp = path.with_suffix(".tmp")
     runs.to_csv(tmp, index=False)
     os.replace(tmp, path)

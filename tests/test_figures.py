@@ -5,7 +5,7 @@ from pathlib import Path
 
 import nbformat
 
-from causal_lab import figures, paths
+from causal_lab import catalog, figures, paths, warm
 
 
 def _executed(start, duration, cell_id):
@@ -60,7 +60,7 @@ def test_every_notebook_is_thin():
         assert judged and all("claims.judge(" in c for c in judged[-1:]), nb.name
 
 
-def test_paper_timings_in_pieces_keep_the_notebooks_not_run_as_empty_rows(tmp_path, monkeypatch):
+def test_paper_timings_in_pieces_keep_earlier_pieces_and_leave_the_rest_empty(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "repo_root", lambda: tmp_path)
     (tmp_path / "data").mkdir()
     books = [tmp_path / "notebooks" / f"{n}.ipynb" for n in ("10_a", "20_b", "30_c")]
@@ -78,3 +78,18 @@ def test_paper_timings_in_pieces_keep_the_notebooks_not_run_as_empty_rows(tmp_pa
     assert rows.loc["(sum)", "seconds"] == 150.0 and rows.loc["(sum)", "failed"]
     written = (tmp_path / "data" / "timings.csv").read_text().splitlines()
     assert written[0] == "scale,notebook,seconds,failed,recorded,cores" and len(written) == 5
+    # the next piece, in another checkout: 20_b runs; the earlier pieces keep their rows
+    for name in ("10_a", "30_c"):
+        figures.status_file("paper", f"{name}.ipynb").unlink()
+    figures.status_file("paper", "20_b.ipynb").write_text(json.dumps({"seconds": 7.0, "error": "", "ended": 9000.0}))
+    rows = figures.record_timings("paper", partial=True).set_index("notebook")
+    assert rows.loc["10_a", "seconds"] == 100.0 and rows.loc["20_b", "seconds"] == 7.0
+    assert rows.loc["(sum)", "seconds"] == 157.0 and len(rows) == 4
+
+
+def test_the_warm_up_runs_each_protocol_variant_once():
+    """One smoke point per protocol of the cross-family benchmark: each kernel compiles once."""
+    cross = catalog.get("cross_family")
+    points = warm._variants(cross)
+    assert len(points) == len({p["protocol"] for p in cross.points("smoke")}) > 1
+    assert [p["protocol"] for p in points] == list(dict.fromkeys(p["protocol"] for p in cross.points("smoke")))
