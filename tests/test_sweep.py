@@ -141,6 +141,16 @@ def test_spark_results_are_bit_identical_to_direct_calls(default_sweep, tmp_path
     assert list(rows.loc[shifted, "first"]) == list(rows.loc[~shifted, "first"])
 
 
+def test_batches_deal_every_replication_once_and_spread_each_point():
+    tasks = plan(TOY, "default")
+    dealt = sweep.batches(tasks, 4)
+    assert sorted(t.key for batch in dealt for t in batch) == sorted(t.key for t in tasks)
+    assert max(map(len, dealt)) - min(map(len, dealt)) <= 1
+    last = tasks[-1].point_index  # the plan's last point: contiguous slices would put it in one
+    assert all(any(t.point_index == last for t in batch) for batch in dealt)
+    assert len(sweep.batches(tasks[:2], 4)) == 2  # never an empty Spark task
+
+
 @pytest.mark.spark
 def test_finished_sweep_does_not_start_spark(default_sweep, monkeypatch):
     out, rows = default_sweep
