@@ -52,3 +52,14 @@ def test_grown_copies_only_when_needed():
     t[:] = 7
     g = state.grown_rows(t, 3)
     assert g.shape == (4, 3) and (g[:2] == 7).all()
+
+
+def test_a_field_read_from_python_is_the_kernels_array_and_calls_numba_once(monkeypatch):
+    st = Probe.create(rows=state.table(2, 1), tops=np.array([0, -1, 0]), log=state.new_log(1))
+    _churn(st, 3)
+    assert st.tops is not None and st.tops[T_FILL] == 2
+    # later reads go straight to the compiled getter: re-dispatching ``_field`` re-ran numba's
+    # type inference on every read (6 ms each)
+    monkeypatch.setattr(state, "_field", lambda *a: pytest.fail("_field dispatched again"))
+    st.tops[T_FILL] = 7
+    assert _churn(st, 1)[0] == 7  # the very array the kernel reads
