@@ -219,8 +219,9 @@ def run_sweep(
     dealt round-robin (``batches``); a batch is one Spark task, scheduled and retried on its
     own.  Batching changes scheduling only, never results.  Why not one Spark task per
     replication: a default sweep has hundreds of replications of a fraction of a second each,
-    and Spark's per-task cost (about 0.1 s here) then exceeded the simulations' (notebook 31,
-    400 replications: 78 s one per task, against 41 s in batches).
+    and Spark's per-task cost then rivalled the simulations' (notebook 31, 400 replications of
+    44 CPU-s in all on 2 cores: 78 s one per task, 65 s in batches, both with the 29 s of
+    planning since removed).
     Spark is not started when every task is already done.  Rows come in plan order.
     ``experiment`` must be in the catalog: workers look it up by its name.
     """

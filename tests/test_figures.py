@@ -98,7 +98,7 @@ def test_the_warm_up_runs_each_protocol_variant_once():
 def test_notebooks_sharing_an_experiment_run_one_after_the_other():
     """Under make -j2, two notebooks started together would both compute the replications they
     share through the result cache: the later one waits (order-only, so it is not made stale)."""
-    target = paths.repo_root() / "build" / "deps.mk"
+    target = paths.repo_root() / "build" / "test-deps.mk"  # not make's own build/deps.mk
     figures.write_dependencies(target)
     rules = {line.split(".done:")[0].rsplit("/", 1)[-1]: line for line in target.read_text().splitlines()
              if line.startswith("$(STAMPS)/")}

@@ -127,8 +127,8 @@ def _field(instance, name):
 
 
 # (state type, field) -> the compiled getter of ``_field``, called directly: calling ``_field``
-# itself re-ran numba's type inference to find the literal field name on every read (6 ms: 1.6 s
-# of a 15 s VCube-PS replication that reads 271 fields), the compiled getter takes 0.5 us
+# itself re-ran numba's type inference to find the literal field name on every read (6 ms, and a
+# VCube-PS replication reads up to a few hundred fields), the compiled getter takes 0.5 us
 _getters: dict = {}
 
 
