@@ -1,4 +1,4 @@
-"""The event queue and the packet-switched delay model."""
+"""The event queue, the packet-switched delay model and the memory helpers."""
 
 import math
 
@@ -6,7 +6,7 @@ import numba
 import numpy as np
 import pytest
 
-from causal_lab.engine import events, network, rng
+from causal_lab.engine import events, memory, network, rng
 
 
 @numba.njit
@@ -24,6 +24,46 @@ def _drain(times, kinds):
 def test_events_pop_by_time_then_insertion_order():
     times = np.array([5.0, 1.0, 5.0, 0.5, 1.0])
     assert list(_drain(times, np.zeros(5, np.int64))) == [3, 1, 4, 0, 2]
+
+
+@numba.njit
+def _peek_then_pop(times):
+    q = events.new_queue()
+    for k in range(len(times)):
+        events.schedule(q, times[k], 7, k, 10 * k)
+    same = 0
+    while not events.empty(q):
+        kind, a, b = events.peek(q)
+        _, kind2, a2, b2 = events.pop(q)
+        same += (kind, a, b) == (kind2, a2, b2)
+    return same
+
+
+def test_peek_shows_the_event_pop_returns_next():
+    assert _peek_then_pop(np.array([3.0, 1.0, 2.0, 1.0])) == 4
+
+
+@numba.njit
+def _sum_with_prefetch(a, b):
+    total = 0
+    for k in range(len(a)):
+        memory.prefetch(a, k + 64)  # beyond the end is allowed: a hint never faults
+        memory.prefetch(b, 7 * k)  # 2-D, element index in memory order
+        total += a[k]
+    return total
+
+
+def test_prefetch_is_only_a_hint():
+    a = np.arange(100, dtype=np.int32)
+    b = np.zeros((100, 8), np.int64)
+    assert _sum_with_prefetch(a, b) == 4950
+    assert (b == 0).all()
+
+
+@pytest.mark.parametrize("huge_pages", [False, True])
+def test_zeros_in_either_page_size(huge_pages):
+    z = memory.zeros((1 << 20, 8), np.int32, huge_pages)
+    assert z.shape == (1 << 20, 8) and z.dtype == np.int32 and not z.any()
 
 
 def test_ring_benchmark_counts_every_hop():

@@ -677,6 +677,11 @@ def test_churn_waves_complete(seed, mode):
     assert_waves(run, allow_pending=True)
     assert (run.subscribed == member).all()
     assert run.counters["sub_copies"] > 0 and run.counters["uns_copies"] > 0
+    if mode == "vcube_ps":  # _is_subscriber reads ``subscribed`` for <i, SUB, _> in i's own view
+        n = run.n_nodes
+        views = np.asarray(run.state.views).reshape(n, -1, n)
+        own = views[np.arange(n), :, np.arange(n)].T  # [topic, node]
+        assert ((own > 0) == run.subscribed).all()
     for node, m in zip(run.log_node, run.log_msg):  # never-members deliver nothing
         assert ever[run.msg_topic[m], node]
 

@@ -47,6 +47,15 @@ def pop(q):
 
 
 @numba.njit(cache=True)
+def peek(q):
+    """The next event's kind and payload ``(kind, a, b)``, left in the queue: a kernel may start
+    loading what that event will read (``causal_lab.engine.memory.prefetch``).  The queue must
+    not be empty."""
+    _, _, kind, a, b = q.heap[0]
+    return kind, a, b
+
+
+@numba.njit(cache=True)
 def empty(q):
     return len(q.heap) == 0
 

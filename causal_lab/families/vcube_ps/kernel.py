@@ -41,16 +41,20 @@ per-row arrays of length N are flattened at ``row * N``):
   and aligned block of 2^l nodes, how many SUB codes of the row lie in it, so that the first
   member of a cluster (VCube-PS) or "does this sub-cube hold a subscriber" (SRPT) is an
   O(d) descent instead of a scan of the view.
-* ``first_rec``, ``last_delvs``: per row and source, a counter value or 0 (none yet: message
-  counters start at 1).  Like every table per row and source but the views, they start at 0
-  (``_lazy_zeros``), so that they cost nothing until an entry is touched: at N = 4096 each
-  holds 16.8 M entries, and filling them with -1 took most of a run with one publication.
+* what a row knows of each source s is one record ``rs[row * N + s]`` of ``N_RS`` int32 columns
+  (``RS_*``), so that a reception touches one cache line per source it looks at instead of one
+  per table (at N = 4096 they are 16.8 M records, far beyond the caches; ``_prefetch`` starts
+  loading the next event's records while the current one runs).  ``first_rec``, ``last_delvs``, ``last_recv``: a counter value
+  or 0 (none yet: message counters start at 1); ``heard``: the A4:100 flag.  The records start
+  at 0 (``new_state``), so that they cost nothing until touched: filling them took most of a
+  run with one publication.
 * the causal barrier of a row: one entry per source at most (the entry of s is replaced when a
   newer message of s is delivered, since that message's barrier names its predecessor), kept as
-  ``cbv`` / ``cb_msg`` (counter and message per source) plus a compact member list for copying.
+  ``cbv`` / ``cb_msg`` (counter and message per source, 0 / unused when absent) and ``cb_idx``
+  (its place in ``cb_members``, the row's compact member list, for copying).
 * pending PUBs are pool entries parked on the waiting list of the (row, source) whose barrier
   entry they wait for, with a scan position: each barrier entry is checked O(1) times;
-  ``w_head`` holds the list's first entry + 1 (0: empty), ``cbv`` a barrier counter or 0.
+  ``w_head`` holds the list's first entry + 1 (0: empty).
 * ACK bookkeeping (``acks``) lives in slots; a copy carries its parent's slot id, so an ACK
   finds its tuple without a lookup.  Membership tuples carried by ACKs form linked lists in an
   arena, so merging two ACKs' data (A4:63) is O(1).
@@ -80,7 +84,7 @@ import numba
 import numpy as np
 
 from causal_lab import oracle
-from causal_lab.engine import events, network, rng, state
+from causal_lab.engine import events, memory, network, rng, state
 from causal_lab.engine.run import Run as BaseRun
 from causal_lab.topology import vcube as topology
 
@@ -115,6 +119,9 @@ T_SLOTS, T_SLOT_FREE, T_ENTRIES, T_ENTRY_FREE, T_TUPLES, T_TUPLE_FREE, T_CB, T_L
 SL_PARENT, SL_PSLOT, SL_NB, SL_MSG, SL_HEAD, SL_TAIL = range(6)
 TU_NODE, TU_CODE, TU_NEXT = range(3)
 PE_MSG, PE_ROW, PE_POS, PE_NEXT = range(4)
+# columns of the per (row, source) records ``rs`` (see the data layout above)
+RS_FIRST_REC, RS_LAST_DELVS, RS_LAST_RECV, RS_HEARD, RS_CBV, RS_CB_MSG, RS_CB_IDX, RS_W_HEAD = range(8)
+N_RS = 8
 # fcounters[...]
 F_LATENCY_SUM, F_DELAY_SUM, F_DELAY_MAX, F_WAIT_SUM, F_LATENCY_MAX, F_FROM_START_SUM = range(6)
 F_PATH_WAIT_SUM, F_PATH_COPY_SUM, F_DELIVERY_LATENCY_SUM = range(6, 9)
@@ -141,7 +148,7 @@ FIELDS = (
     # per node and per row
     "counter", "subscribed", "busy", "bq_head", "bq_tail", "last_op", "sub_done", "deliv_since",
     "deliv_count", "published",
-    "views", "cnt", "first_rec", "heard", "last_delvs", "last_recv", "cbv", "cb_members", "cb_msg", "cb_idx", "cb_count", "w_head",
+    "views", "cnt", "rs", "cb_members", "cb_count",
     # messages
     "n_msgs", "m_type", "m_src", "m_topic", "m_c", "m_created", "m_started", "m_finished",
     "m_next", "cb_ptr", "cb_len", "cb_data", "recv",
@@ -164,29 +171,15 @@ FIELDS = (
 POOL = 1024  # initial size of the growable pools
 StateType, State = state.define("State", FIELDS, __name__)
 
-try:  # numpy's switch for madvise(MADV_HUGEPAGE) on its large allocations (private, numpy >= 1.20)
-    from numpy._core.multiarray import _set_madvise_hugepage
-except ImportError:  # pragma: no cover - another numpy layout: keep its default pages
-    def _set_madvise_hugepage(enabled):
-        return enabled
-
-
-def _lazy_zeros(size, dtype):
-    """A zero array whose memory the OS maps on first touch, 4 KiB at a time.  numpy asks for
-    2 MiB huge pages on large arrays, and then touching one entry per row of a per-row-node
-    table zeroes all of it: 67 MB per table at N = 4096, most of the CPU time of a run with one
-    publication.  Only the pages of the entries a run uses cost anything here.  (The views and
-    their counts, which ``install_membership`` fills for every member, keep huge pages.)"""
-    previous = _set_madvise_hugepage(False)
-    try:
-        return np.zeros(size, dtype)
-    finally:
-        _set_madvise_hugepage(previous)
-
-
 def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *, checkcb=STRICT,
               prune=True, ack_queued=False, react_p=0, fast=DELEGATE_BROADCAST):
+    """The kernel state.  The per (row, source) tables are zero until touched, in 2 MiB pages when
+    VCube-PS runs at least as many messages as nodes: subscribers then touch most of their
+    records, and with 4 KiB pages the TLB misses made a 6-minute churn run at N = 4096, N_s = 4000
+    take 16.2 s instead of 11.4 s.  SRPT-S reads only one column of its records: 4 KiB pages
+    (``engine.memory.zeros``) are faster there (6.8 s against 7.8 s)."""
     n = 1 << d
+    dense = mode == VCUBE_PS and capacity >= n
     rows = n * n_topics
     tops = np.zeros(9, np.int64)
     tops[[T_SLOT_FREE, T_ENTRY_FREE, T_TUPLE_FREE]] = -1
@@ -206,11 +199,8 @@ def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *,
         deliv_since=np.zeros(rows, i64), deliv_count=np.zeros(n, i64),
         published=np.zeros(n, np.bool_),
         views=np.zeros(per_row_node, i32), cnt=np.zeros(per_row_node, i32),  # filled at t = 0
-        first_rec=_lazy_zeros(per_row_node, i32), heard=_lazy_zeros(per_row_node, np.bool_),
-        last_delvs=_lazy_zeros(per_row_node, i32), last_recv=_lazy_zeros(per_row_node, i32),
-        cbv=_lazy_zeros(per_row_node, i32), cb_members=_lazy_zeros(per_row_node, i32),
-        cb_msg=_lazy_zeros(per_row_node, i32), cb_idx=_lazy_zeros(per_row_node, i32),
-        cb_count=np.zeros(rows, i64), w_head=_lazy_zeros(per_row_node, i32),
+        rs=memory.zeros((per_row_node, N_RS), i32, dense), cb_members=memory.zeros(per_row_node, i32, dense),
+        cb_count=np.zeros(rows, i64),
         n_msgs=np.zeros(1, i64), m_type=np.zeros(capacity, np.int8),
         m_src=np.zeros(capacity, i64), m_topic=np.zeros(capacity, i64),
         m_c=np.zeros(capacity, i64), m_created=np.full(capacity, np.nan),
@@ -316,9 +306,9 @@ def _children(st, i, t, h, everyone):
 
 @numba.njit(cache=True)
 def _is_subscriber(st, i, t):
-    """VCube-PS: <i, SUB, _> in i's own view (A4:68, N7); SRPT: the node's own state."""
-    if st.mode == VCUBE_PS:
-        return st.views[(i * st.n_topics + t) * st.n + i] > 0
+    """VCube-PS: <i, SUB, _> in i's own view (A4:68, N7); SRPT: the node's own state.  Both are
+    ``subscribed``: only i writes its own view entry (Algorithm 3; UPDATE never meets a newer
+    tuple of i than i's own), and this small array stays in cache where the view rows do not."""
     return st.subscribed[i * st.n_topics + t]
 
 
@@ -436,7 +426,7 @@ def _send_acks(st, q, i, j, parent_slot, carrier, now):
     t = st.m_topic[m]
     if st.mode == VCUBE_PS and _is_subscriber(st, i, t):
         base = (i * st.n_topics + t) * st.n
-        if not st.heard[base + st.m_src[m]]:
+        if not st.rs[base + st.m_src[m], RS_HEARD]:
             _append_tuple(st, carrier, i, st.views[base + i])
     _send_ack(st, q, i, j, parent_slot, carrier, now)
 
@@ -550,11 +540,12 @@ def _advance(st, q, i, t, now):
         typ = st.m_type[m]
         if typ == PUB:
             c = st.m_c[m]
-            if st.first_rec[base + i] == 0:
-                st.first_rec[base + i] = c  # A4:20-21
-            st.heard[base + i] = True
+            own = st.rs[base + i]
+            if own[RS_FIRST_REC] == 0:
+                own[RS_FIRST_REC] = c  # A4:20-21
+            own[RS_HEARD] = 1
             state.log(st, T_LOG, oracle.BROADCAST, i, m)  # A4:22: self-delivery
-            st.last_delvs[base + i] = c  # A4:23
+            own[RS_LAST_DELVS] = c  # A4:23
             _freeze_barrier(st, row, m)  # A4:24-25
             _wake(st, row, i, now)
             _drain(st, q, now)
@@ -608,16 +599,17 @@ def _forget_topic(st, row):
     last_delvs) once its UNS propagated, unless it subscribed again meanwhile; and when it
     subscribes (see "Deviations" above)."""
     base = row * st.n
+    rs = st.rs
     for s in range(st.n):
-        e = st.w_head[base + s] - 1
+        e = rs[base + s, RS_W_HEAD] - 1
         while e != -1:
             nxt = st.pending[e, PE_NEXT]
             _free_entry(st, e)
             e = nxt
-        st.w_head[base + s] = 0
-    st.first_rec[base:base + st.n] = 0
-    st.heard[base:base + st.n] = False
-    st.last_delvs[base:base + st.n] = 0
+        rs[base + s, RS_W_HEAD] = 0
+        rs[base + s, RS_FIRST_REC] = 0
+        rs[base + s, RS_HEARD] = 0
+        rs[base + s, RS_LAST_DELVS] = 0
 
 
 # ------------------------------------------------------------------------------------------
@@ -636,10 +628,10 @@ def _on_message(st, q, m, i, j, slot_code, now):
     typ, t, src, seq = st.m_type[m], st.m_topic[m], st.m_src[m], st.m_c[m]
     row = i * st.n_topics + t
     base = row * n
-    last_recv = st.last_recv
-    if seq <= last_recv[base + src]:
+    rec = st.rs[base + src]  # the row's record of the source
+    if seq <= rec[RS_LAST_RECV]:
         c[C_FIFO_VIOLATIONS] += 1  # receptions per (source, topic) in creation order
-    last_recv[base + src] = seq
+    rec[RS_LAST_RECV] = seq
     sub = _is_subscriber(st, i, t)
     srpt = st.mode == SRPT
     if srpt and slot_code == 0:
@@ -680,11 +672,10 @@ def _on_message(st, q, m, i, j, slot_code, now):
     if srpt or not sub:
         return
     if typ == PUB:
-        first_rec = st.first_rec
-        st.heard[base + src] = True
-        if first_rec[base + src] == 0:
-            first_rec[base + src] = seq  # A4:70-71
-            if st.w_head[base + src] != 0:
+        rec[RS_HEARD] = 1
+        if rec[RS_FIRST_REC] == 0:
+            rec[RS_FIRST_REC] = seq  # A4:70-71
+            if rec[RS_W_HEAD] != 0:
                 _wake(st, row, src, now)
         e = _new_entry(st, m, row, now)
         if _scan(st, e):
@@ -693,7 +684,7 @@ def _on_message(st, q, m, i, j, slot_code, now):
     else:
         _update(st.views, st.cnt, st.off, base, src, seq + 1 if typ == SUB else -seq - 1)  # A4:77-78
         if typ == UNS:
-            st.heard[base + src] = False  # A4:79-80 (see "Deviations" above)
+            rec[RS_HEARD] = 0  # A4:79-80 (see "Deviations" above)
 
 
 @numba.njit(cache=True)
@@ -753,10 +744,11 @@ def _freeze_barrier(st, row, m):
     st.cb_data = state.grown(st.cb_data, ptr + count)
     st.cb_ptr[m] = ptr
     st.tops[T_CB] = ptr + count
+    rs = st.rs
     for k in range(count):
         s = st.cb_members[base + k]
-        st.cb_data[ptr + k] = st.cb_msg[base + s]
-        st.cbv[base + s] = 0
+        st.cb_data[ptr + k] = rs[base + s, RS_CB_MSG]
+        rs[base + s, RS_CBV] = 0
     st.cb_len[m] = count
     st.cb_count[row] = 0
     _barrier_add(st, base, row, st.m_src[m], m)
@@ -765,29 +757,31 @@ def _freeze_barrier(st, row, m):
 @numba.njit(cache=True)
 def _barrier_add(st, base, row, s, m):
     """Put message m (from s) in the row's barrier, replacing an older entry of s."""
-    if st.cbv[base + s] != 0:
+    rec = st.rs[base + s]
+    replaced = rec[RS_CBV] != 0
+    rec[RS_CBV] = st.m_c[m]
+    rec[RS_CB_MSG] = m
+    if replaced:
         st.counters[C_CB_REPLACED] += 1
-        st.cbv[base + s] = st.m_c[m]
-        st.cb_msg[base + s] = m
         return
-    st.cbv[base + s] = st.m_c[m]
-    st.cb_msg[base + s] = m
     k = st.cb_count[row]
     st.cb_members[base + k] = s
-    st.cb_idx[base + s] = k
+    rec[RS_CB_IDX] = k
     st.cb_count[row] = k + 1
 
 
 @numba.njit(cache=True)
 def _barrier_remove(st, base, row, s, c):
-    if st.cbv[base + s] != c:
+    rs = st.rs
+    if rs[base + s, RS_CBV] != c:
         return
-    st.cbv[base + s] = 0
+    rs[base + s, RS_CBV] = 0
     last = st.cb_count[row] - 1
-    k = st.cb_idx[base + s]  # swap with the last member
-    moved = st.cb_members[base + last]
-    st.cb_members[base + k] = moved
-    st.cb_idx[base + moved] = k
+    k = rs[base + s, RS_CB_IDX]  # swap with the last member
+    members = st.cb_members
+    moved = members[base + last]
+    members[base + k] = moved
+    rs[base + moved, RS_CB_IDX] = k
     st.cb_count[row] = last
 
 
@@ -826,19 +820,18 @@ def _scan(st, e):
     base = row * st.n
     p, end, ptr = st.pending[e, PE_POS], st.cb_len[m], st.cb_ptr[m]
     cb_data, m_src, m_c = st.cb_data, st.m_src, st.m_c
-    first_rec, last_delvs, rule = st.first_rec, st.last_delvs, st.checkcb
+    rs, rule = st.rs, st.checkcb
     while p < end:
         dep = cb_data[ptr + p]
         s, c = m_src[dep], m_c[dep]
-        first = first_rec[base + s]
-        if (last_delvs[base + s] >= c or (rule != SAFE and first != 0 and first > c)
+        first = rs[base + s, RS_FIRST_REC]
+        if (rs[base + s, RS_LAST_DELVS] >= c or (rule != SAFE and first != 0 and first > c)
                 or (rule == LENIENT and first == 0)):
             p += 1
             continue
         st.pending[e, PE_POS] = p
-        w_head = st.w_head
-        st.pending[e, PE_NEXT] = w_head[base + s] - 1
-        w_head[base + s] = e + 1
+        st.pending[e, PE_NEXT] = rs[base + s, RS_W_HEAD] - 1
+        rs[base + s, RS_W_HEAD] = e + 1
         return False
     st.pending[e, PE_POS] = p
     return True
@@ -848,9 +841,9 @@ def _scan(st, e):
 def _wake(st, row, s, now):
     """last_delvs[s] or first_rec[s] of the row changed: re-check the messages parked on s."""
     key = row * st.n + s
-    w_head = st.w_head
-    e = w_head[key] - 1
-    w_head[key] = 0
+    rs = st.rs
+    e = rs[key, RS_W_HEAD] - 1
+    rs[key, RS_W_HEAD] = 0
     while e != -1:
         nxt = st.pending[e, PE_NEXT]
         st.pending[e, PE_NEXT] = -1
@@ -878,16 +871,16 @@ def _deliver(st, q, e, now):
     state.log(st, T_LOG, oracle.DELIVER, i, m)
     _count_delivery(st, row, i, m, now - st.pe_recv[e], now)
     _free_entry(st, e)
-    last_delvs = st.last_delvs
-    if m_c[m] > last_delvs[base + s]:
-        last_delvs[base + s] = m_c[m]  # A4:93
+    rec = st.rs[base + s]
+    if m_c[m] > rec[RS_LAST_DELVS]:
+        rec[RS_LAST_DELVS] = m_c[m]  # A4:93
     if st.prune:  # A4:94 with the original barrier (N6, A9)
         ptr, cb_data = st.cb_ptr[m], st.cb_data
         for k in range(st.cb_len[m]):
             dep = cb_data[ptr + k]
             _barrier_remove(st, base, row, m_src[dep], m_c[dep])
     _barrier_add(st, base, row, s, m)
-    if st.w_head[base + s] != 0:
+    if rec[RS_W_HEAD] != 0:
         _wake(st, row, s, now)
     if st.react_p > 0 and not st.published[i] and st.deliv_count[i] == st.react_p:
         st.published[i] = True  # E5: publish t_w ~ U{0..99} after the p-th delivery (A13)
@@ -920,6 +913,30 @@ def _count_delivery(st, row, i, m, delay, now):
 
 
 @numba.njit(cache=True)
+def _prefetch(st, kind, a, b):
+    """Start loading the receiver's rows that the next event will read, while this one runs: at
+    N = 4096 they are far out of the caches, and waiting for them took most of a run."""
+    if kind == EV_MSG:
+        m = a
+    elif kind == EV_ACK:
+        m = st.slots[b >> (2 * NODE_BITS), SL_MSG]
+    else:
+        return
+    n, i = st.n, b & _MASK
+    m_src = st.m_src
+    base = (i * st.n_topics + st.m_topic[m]) * n
+    rs = st.rs
+    memory.prefetch(rs, (base + m_src[m]) * N_RS)
+    memory.prefetch(st.views, base + i)
+    if kind == EV_MSG:
+        memory.prefetch(st.recv, m * n + i)
+        memory.prefetch(st.cb_members, base)
+        ptr, cb_data = st.cb_ptr[m], st.cb_data
+        for k in range(st.cb_len[m]):
+            memory.prefetch(rs, (base + m_src[cb_data[ptr + k]]) * N_RS)
+
+
+@numba.njit(cache=True)
 def _run(st, op_time, op_kind, op_node, op_topic):
     q = events.new_queue()
     for k in range(len(op_time)):
@@ -928,6 +945,8 @@ def _run(st, op_time, op_kind, op_node, op_topic):
     while not events.empty(q):
         now, kind, a, b = events.pop(q)
         counters[C_EVENTS] += 1
+        if not events.empty(q):
+            _prefetch(st, *events.peek(q))
         if kind == EV_MSG:
             _on_message(st, q, a, b & _MASK, (b >> NODE_BITS) & _MASK, b >> (2 * NODE_BITS), now)
         elif kind == EV_ACK:
