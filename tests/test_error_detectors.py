@@ -11,9 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from causal_lab import oracle
+from causal_lab import cross_family, oracle
 from causal_lab.engine import network
-from causal_lab.families.error_detectors import ground_truth, kernel
+from causal_lab.families.error_detectors import cross, ground_truth, kernel
 from causal_lab.families.error_detectors.experiments import k_formula
 from causal_lab.families.error_detectors.workload import Schedule
 from causal_lab.families.probabilistic_clocks import clocks
@@ -301,3 +301,63 @@ def test_clustered_request_interval():
     assert common.weighted_poisson(0, 0, 1) == (0.0, pytest.approx(stats.chi2.ppf(0.975, 2) / 2))
     one_big = common.weighted_poisson(104, 100 ** 2 + 4, 199)  # one message requested 100 times
     assert one_big[0] < 104 / 10 and one_big[1] > 3 * 104
+
+
+# Latencies (cross-family metrics): receptions and deliveries at processes other than the sender.
+
+
+def test_latencies_of_t_hd_1_include_the_wait_for_the_reply():
+    """T-PC-2's nine receptions (m: 0.1, 1.0, 1.5; m4: 0.2, 1.5, 1.5; m': 0.1, 1.5, 1.5) sum to
+    8.9 s.  Without a detector each message is delivered on arrival; with the hash detector m'
+    waits at p3 from 0.6 to its reply at 1.6, which adds 1.0 s to the deliveries only."""
+    plain = t_pc_2()
+    hashed = t_pc_2(detector="hash", hash_mode="authors", recovery="parallel")
+    for run in (plain, hashed):
+        assert run.lat_count.tolist() == [9, 9]
+        assert run.mean_reception_latency() == pytest.approx(8.9 / 9)
+    assert plain.mean_delivery_latency() == pytest.approx(8.9 / 9)
+    assert hashed.mean_delivery_latency() == pytest.approx(9.9 / 9)
+
+
+def test_constant_delay_run_receives_after_the_delay_and_never_waits():
+    """With one constant delay the copies arrive in causal order: every (message, other
+    process) pair is received after exactly that delay and delivered on arrival."""
+    net = network.Network(t_pc=0.0, t_t=0.0, tpp="constant", tpp_mean=0.25)
+    run = kernel.simulate(periodic(n=8, duration=3.0), net=net, seed=np.random.SeedSequence(1),
+                          clock_size=10, k=2)
+    pairs = run.messages * (run.n_nodes - 1)
+    assert run.messages > 0 and run.lat_count.tolist() == [pairs, pairs]
+    assert run.mean_reception_latency() == pytest.approx(0.25)
+    assert run.mean_delivery_latency() == pytest.approx(0.25)
+
+
+def test_requests_delay_deliveries_not_receptions():
+    """Small clocks under load: the hash detector requests thousands of messages.  REQ / RSP
+    transit is no reception, so the receptions are those of the run without a detector; each
+    request holds a delivery for a round trip, so the deliveries come later than there."""
+    schedule, seed = periodic(seed=2), np.random.SeedSequence(2)
+    plain = kernel.simulate(schedule, seed=seed, clock_size=6, k=2)
+    hashed = kernel.simulate(schedule, seed=seed, clock_size=6, k=2, detector="hash",
+                             recovery="parallel")
+    pairs = hashed.messages * (hashed.n_nodes - 1)
+    assert hashed.counters["req"] > 1000 and hashed.lat_count.tolist() == [pairs, pairs]
+    reception = hashed.mean_reception_latency()
+    assert clocks.DELAY_MEAN * 0.8 < reception == pytest.approx(plain.mean_reception_latency())
+    assert plain.mean_delivery_latency() < hashed.mean_delivery_latency()
+    assert reception + clocks.DELAY_MEAN / 2 < hashed.mean_delivery_latency() < math.inf
+
+
+def test_empty_run_has_no_latency():
+    """No reception, no delivery: NaN (how the cross-family table marks what was not measured)."""
+    run = kernel.simulate(Schedule.scripted([], [], 3))
+    assert math.isnan(run.mean_reception_latency()) and math.isnan(run.mean_delivery_latency())
+
+
+@pytest.mark.parametrize("protocol", ["pc_mostefaoui", "pc_hash"])
+def test_cross_adapter_reports_the_kernel_latencies_in_ms(protocol):
+    """The benchmark's rows carry both latencies in ms: about one 100-ms propagation delay."""
+    point = cross_family.Point.of({"n_nodes": 8, "load": 500.0, "broadcasts": 60,
+                                   "tpp_mean": 100.0, "tpp_sigma": 25.0})
+    adapter = {p.name: p for p in cross.PROTOCOLS}[protocol]
+    row = adapter.run(point, np.random.SeedSequence(7))
+    assert 80.0 < row["reception_latency"] <= row["delivery_latency"] < 1e3

@@ -1,6 +1,6 @@
 """The free-scale family: bit vectors and byte sizes (spec §2.1, §5.4), Listing 14's literal
-"Exit For", the channel and the workloads, and random small runs of both protocols through the
-causality oracle (spec §3.8)."""
+"Exit For", the channel and the workloads, random small runs of both protocols through the
+causality oracle (spec §3.8), and their reception and delivery latencies."""
 
 import math
 
@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from causal_lab import catalog
+from causal_lab import catalog, cross_family
 from causal_lab.engine import events
-from causal_lab.families.free_scale import accounting, bitvec, channel, experiments, idr, kernel, workload
+from causal_lab.families.free_scale import (accounting, bitvec, channel, cross, experiments, idr, kernel,
+                                            workload)
 from causal_lab.families.free_scale.artifacts import overhead, scalability
 from causal_lab.params import ParameterError
 from causal_lab.sweep import task_seed
@@ -228,6 +229,75 @@ def _blind_loop(st):
         else:
             return
         kernel._fan_out(st, q, now)
+
+
+# ------------------------------------------------------------------------------------------
+# latencies: from the broadcast to each peer other than the sender, the super peer not counted
+# ------------------------------------------------------------------------------------------
+
+SIMULATORS = pytest.mark.parametrize("simulate", [kernel.simulate, idr.simulate], ids=["free_scale", "idr"])
+
+
+@SIMULATORS
+@pytest.mark.parametrize("sender, hops", [(0, 2.0), (2, 5 / 3)], ids=["internal", "external"])
+def test_one_message_takes_its_path_delay(simulate, sender, hops):
+    """N = 4, every hop 10 ms: an internal peer's message reaches the three others through the SP
+    (2 hops each); an external peer's reaches the other external peer directly (1 hop) and the
+    two internal peers through the SP (2 hops): 5/3 hops on average.  One message never waits."""
+    net = channel.from_point(_point(tpp="constant", tpp_mean=10.0), np.random.SeedSequence(0))
+    run = simulate(workload.Schedule.scripted(4, [sender]), net=net)
+    assert run.mean_reception_latency() == pytest.approx(10.0 * hops)
+    assert run.mean_delivery_latency() == pytest.approx(10.0 * hops)
+
+
+def _path_draws(s: workload.Schedule, net: channel.Channel) -> float:
+    """Mean over (message sent in the window, peer other than its sender) of its hops' delay
+    draws: direct between external peers, else through the SP (node N).  With no sending queue
+    that is IDR's reception latency, and a lower bound of the free-scale protocol's, whose SP
+    holds an internal peer's message for FIFO order and an external one for its dependencies."""
+    n, total, pairs = s.n_peers, 0.0, 0
+    for a in np.flatnonzero((s.window.start <= s.times) & (s.times < s.window.end)):
+        p = s.senders[a]
+        for q in range(n):
+            if q == p:
+                continue
+            if p < s.internal or q < s.internal:
+                total += channel.propagation(net, a, p, n) + channel.propagation(net, a, n, q)
+            else:
+                total += channel.propagation(net, a, p, q)
+            pairs += 1
+    return total / pairs
+
+
+def test_latencies_follow_the_delay_draws_of_the_window():
+    """Wide delays (50-550 ms), 20 peers, a window: each protocol counts one reception and one
+    delivery per (message sent in the window, peer other than its sender), none at the SP; IDR's
+    reception latency is exactly its hops' draws, the free-scale protocol's no less (its SP may
+    wait), and buffering makes both delivery latencies longer."""
+    seed = np.random.SeedSequence(11)
+    s = workload.Schedule.periodic(20, 80.0, 5.0, 70.0, 90.0, workload.Window(300, 1500), "random_phase", seed)
+    net = channel.from_point(_point(50.0, 550.0), seed)
+    fs, base = kernel.simulate(s, net=net), idr.simulate(s, net=net)
+    owed = int(((s.times >= 300) & (s.times < 1500)).sum()) * 19
+    assert 0 < owed < len(s.times) * 19
+    for run, module in ((fs, kernel), (base, idr)):
+        assert run.acc[module.A_RECEPTION + 1] == run.acc[module.A_DELIVERY + 1] == owed
+        assert run.mean_delivery_latency() > run.mean_reception_latency()
+    expected = _path_draws(s, net)
+    assert base.mean_reception_latency() == pytest.approx(expected, rel=1e-12)
+    assert fs.mean_reception_latency() >= expected * (1 - 1e-12)
+
+
+def test_cross_rows_report_the_latencies():
+    """The cross-family adapters fill both latencies (ms, as the common schedule): reception at
+    least one Normal(100, 25) hop on average, delivery no shorter, the free-scale protocol's SP
+    adding to IDR's transparent relay."""
+    point = cross_family.Point.of({"n_nodes": 16, "load": 1000.0, "broadcasts": 120,
+                                   "tpp_mean": 100.0, "tpp_sigma": 25.0})
+    fs, base = (f(point, np.random.SeedSequence(7)) for f in (cross.run_free_scale, cross.run_idr))
+    for row in (fs, base):
+        assert 100.0 < row["reception_latency"] <= row["delivery_latency"] < math.inf
+    assert fs["reception_latency"] >= base["reception_latency"] * (1 - 1e-12)
 
 
 # ------------------------------------------------------------------------------------------

@@ -156,6 +156,35 @@ def test_random_small_runs_terminate(seed):
         assert report.missing == 0 and report.duplicates == 0
 
 
+@pytest.mark.parametrize("config", [kernel.Config.pc(20), kernel.Config()], ids=["pc", "dcs"])
+def test_latencies_under_a_constant_delay(config):
+    """Every copy takes 0.25 s: every process receives the messages in broadcast order, so none
+    waits and both latencies are the delay.  The DCS's round messages keep the network's delays
+    (about 0.1 s): counted as receptions, they would pull the mean below 0.25 s."""
+    w = ramp()
+    run = simulate(dataclasses.replace(w, delays=np.full((len(w.times), w.n_nodes), 0.25)), config)
+    run.verify()
+    assert run.counters["waited"] == 0
+    assert run.counters["control_messages"] > 0 or config.policy == "static"
+    assert run.mean_reception_latency() == pytest.approx(0.25, abs=1e-12)
+    assert run.mean_delivery_latency() == pytest.approx(0.25, abs=1e-12)
+
+
+def test_latencies_under_random_delays():
+    """Receptions average the network's delay (normal, mean 0.1 s, sd 0.02 s); deliveries come
+    later on average, by the time the messages that failed the clock test waited."""
+    run = simulate(ramp(), kernel.Config())
+    run.verify()
+    assert run.counters["waited"] > 0
+    assert run.mean_reception_latency() == pytest.approx(0.1, abs=1e-3)
+    assert run.mean_reception_latency() < run.mean_delivery_latency() < 0.2
+
+
+def test_latencies_are_nan_without_receptions():
+    run = simulate(wl.Workload.broadcasts(1, [0.5], [0], 1.0), kernel.Config.pc(4))
+    assert np.isnan(run.mean_reception_latency()) and np.isnan(run.mean_delivery_latency())
+
+
 def test_out_of_order_is_a_measured_rate_but_loss_and_duplicates_are_violations():
     run = simulate(wl.Workload.from_pattern(wl.pattern("constant", 300, 5), 200, "poisson_indep",
                                             np.random.SeedSequence(2)), kernel.Config.pc(8))

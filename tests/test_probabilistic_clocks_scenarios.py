@@ -71,6 +71,16 @@ def test_figure1_order_at_p3_and_no_error():
     assert report.errors == 0 and report.deliveries == 6 and r.counters["waited"] == 1
 
 
+def test_figure1_latencies_are_the_worked_instants():
+    """Receptions: m at p2 after 1 s and at p3 after 4 s, m' at p3 after 1 s and at p1 after
+    3 s (mean 9/4).  Deliveries are the same instants except m' at p3, pending from 3 to 4: 2 s
+    after its broadcast (mean 10/4).  The senders' own deliveries do not count."""
+    r = run(FIG1, PC3, f=FIG1_F)
+    assert r.counters["receptions"] == r.counters["deliveries"] == 4
+    assert r.mean_reception_latency() == pytest.approx(9 / 4, abs=1e-9)
+    assert r.mean_delivery_latency() == pytest.approx(10 / 4, abs=1e-9)
+
+
 def test_figure1_false_delivery_is_counted_by_the_oracle():
     """T-PC-2: p4 (f = {0,1}) broadcasts m4 concurrently; p3 delivers m4, then m' passes the
     clock test although m is missing: one out-of-order delivery, counted by the oracle (the

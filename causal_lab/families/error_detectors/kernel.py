@@ -29,7 +29,10 @@ what each detector would have said (both Mostéfaoui polarities, both hash modes
 "Mostéfaoui" column counts the errors of such a run that the detector does not flag.
 
 Every broadcast and delivery goes to the event log; whether a delivery was out of causal order is
-decided by the independent oracle (``causal_lab.oracle``), never by the protocol.
+decided by the independent oracle (``causal_lab.oracle``), never by the protocol.  Receptions
+(``_on_copy``) and deliveries (``_deliver``) at processes other than the sender also add their
+latency since the broadcast to a running sum (``Run.mean_reception_latency``,
+``Run.mean_delivery_latency``): two means, not an instant per (message, process).
 
 **The detectors** (run on m from p_j at p_i when m's clock condition first holds, before the
 delivery increment, spec §3.3; True = "possible error", send a dependency request).
@@ -148,6 +151,9 @@ R_COLUMNS = 9
 Q_MSG, Q_NODE, Q_LOGPOS, Q_DELIVERED, Q_DEPS = range(5)  # REQ table: message, requester, log length
 PL_MSG, PL_TIME, PL_SUM, PL_RECV = range(4)  # pool columns (PL_RECV: when it was received)
 T_LOG, T_REC, T_FREE, T_DEP, T_REQ, T_FLIGHT = range(6)  # tops[...]: fill levels, free lists
+# latency accumulators (lat_sum, lat_count): receptions and deliveries at processes other than the
+# sender, each instant minus the message's broadcast instant (cross-family benchmark)
+L_RECEPTION, L_DELIVERY = range(2)
 
 STATE_FIELDS = (
     # configuration
@@ -171,8 +177,8 @@ STATE_FIELDS = (
     "cN_known", "cN_val", "cV_known", "cV_val", "cm_list", "cm_len", "cm_upto", "cm_hash",
     # tables: records, their arrival times, Dep_msg ids of replies, REQs, the log
     "rec", "rec_time", "dep_ids", "reqs", "req_time", "log", "chain", "lflags", "tops",
-    # counters and hash-test histograms
-    "counters", "hist_auth", "hist_res",
+    # counters and hash-test histograms; latency sums (seconds) and their counts (L_*)
+    "counters", "hist_auth", "hist_res", "lat_sum", "lat_count",
     # scratch of the detectors
     "delta", "u_list", "u_stamp", "c_stamp", "c_val", "s_stamp", "s_best", "s_list", "s_src", "s_seq",
     "p_sum", "p_pos", "p_src", "p_seq", "p_g", "p_all", "d_next", "d_sender",
@@ -838,13 +844,24 @@ def _release_flight(st, f):
 
 @numba.njit(cache=True)
 def _on_copy(st, q, f, c, now):
-    """The c-th arrival of in-flight broadcast f: schedule the next one, then receive."""
+    """The c-th arrival of in-flight broadcast f: schedule the next one, then receive.  This is
+    the reception of m at its receiver: each receiver gets one copy, and a reply (RSP) carries
+    only ids, so no message reaches a process earlier by another way."""
     m, r = st.fl_msg[f], st.fl_recv[f, c]
     if c + 1 < st.n - 1:
         events.schedule(q, st.fl_time[f, c + 1], EV_APP, f, c + 1)
     else:
         _release_flight(st, f)
+    _add_latency(st, L_RECEPTION, m, now)
     _on_app(st, q, m, r, now)
+
+
+@numba.njit(cache=True)
+def _add_latency(st, which, m, now):
+    """Add ``now`` minus m's broadcast instant to the latency sum ``which`` (L_RECEPTION or
+    L_DELIVERY): the cross-family means without keeping an instant per (message, process)."""
+    st.lat_sum[which] += now - st.msg_time[m]
+    st.lat_count[which] += 1
 
 
 # ------------------------------------------------------------------------------------------
@@ -923,7 +940,10 @@ def _clock_ok(V, i, need, m, msize):
 
 @numba.njit(cache=True)
 def _deliver(st, i, m, now, received, flags):
+    """Deliver m at p_i, a process other than its sender (the sender's own delivery is its
+    broadcast); the latency includes any wait for requested dependencies."""
     pos = _log(st, oracle.DELIVER, i, m, flags)
+    _add_latency(st, L_DELIVERY, m, now)
     if st.tracked:
         st.deliv_pos[m, i] = pos
     a = st.msg_src[m]
@@ -1154,6 +1174,8 @@ class Run(BaseRun):
     hist_auth: np.ndarray  # hashes computed per test, authors' mode (last bin: more)
     hist_res: np.ndarray  # the same, residual mode
     stopped: bool  # events remained after the time limit: the run did not terminate
+    lat_sum: np.ndarray  # float [L_RECEPTION, L_DELIVERY]: sums of latencies (s), see mean_*
+    lat_count: np.ndarray  # int64 [L_RECEPTION, L_DELIVERY]: how many latencies each sum holds
 
     def violations(self, report) -> int:
         """Duplicate deliveries only.  A delivery out of causal order is not a fault of this code
@@ -1179,6 +1201,23 @@ class Run(BaseRun):
     @property
     def messages(self) -> int:
         return len(self.msg_src)
+
+    def mean_reception_latency(self) -> float:
+        """Mean over (message, receiving process other than its sender) of the arrival of the
+        message's copy minus its broadcast, in seconds (NaN: no reception).  REQ / RSP transit is
+        not a reception: a reply carries ids only, so the copy is always a message's first arrival."""
+        return self._mean_latency(L_RECEPTION)
+
+    def mean_delivery_latency(self) -> float:
+        """Mean over the deliveries at processes other than the sender of the delivery instant
+        minus the broadcast, in seconds (NaN: no delivery): the wait in the pending list and, for
+        a flagged message, for its request, reply and returned dependencies, included."""
+        return self._mean_latency(L_DELIVERY)
+
+    def _mean_latency(self, which: int) -> float:
+        """NaN when nothing was counted, as the cross-family table marks an unmeasured latency."""
+        count = self.lat_count[which]
+        return float(self.lat_sum[which] / count) if count else math.nan
 
 
 def pool_capacity(load: float, tau: float = TAU) -> int:
@@ -1285,7 +1324,7 @@ def simulate(
         log=state.new_log(b * n + 16), chain=np.zeros(b * n + 16, i32),
         lflags=np.zeros(b * n + 16, np.int8), tops=np.array([0, 0, -1, 0, 0, 64], i64),
         counters=np.zeros(N_COUNTERS, i64), hist_auth=np.zeros(l_authors + 3, i64),
-        hist_res=np.zeros(l_residual + 3, i64),
+        hist_res=np.zeros(l_residual + 3, i64), lat_sum=np.zeros(2), lat_count=np.zeros(2, i64),
         delta=np.zeros(clock_size, i64), u_list=np.zeros(cap, i64), u_stamp=np.zeros(max(b, 1), i64),
         c_stamp=np.zeros(n, i64), c_val=np.zeros(n, i64), s_stamp=np.zeros(n, i64),
         s_best=np.zeros(n, i64), s_list=np.zeros(max(n, cap), i64), s_src=np.zeros(cap, i64),
@@ -1309,7 +1348,7 @@ def _outputs(st):
     return (st.log, entries, st.lflags[:entries].copy(), st.msg_src[:nmsg].copy(),
             st.msg_seq[:nmsg].copy(), st.msg_time[:nmsg].copy(), st.msg_V[:nmsg].copy(),
             st.V.copy(), st.reqs[:nreq].copy(), st.req_time[:nreq].copy(), st.counters.copy(),
-            st.hist_auth.copy(), st.hist_res.copy())
+            st.hist_auth.copy(), st.hist_res.copy(), st.lat_sum.copy(), st.lat_count.copy())
 
 
 COUNTER_NAMES = {
@@ -1326,7 +1365,7 @@ COUNTER_NAMES = {
 
 def _finish(st, schedule: Schedule, options: dict) -> Run:
     (log, entries, flags, msg_src, msg_seq, msg_time, msg_V, clocks_now, reqs, req_time, counters,
-     hist_auth, hist_res) = _outputs(st)
+     hist_auth, hist_res, lat_sum, lat_count) = _outputs(st)
     log_kind, log_node, log_msg = state.log_arrays(log, entries)
     return Run(
         n_nodes=schedule.n_nodes, log_kind=log_kind, log_node=log_node, log_msg=log_msg,
@@ -1337,4 +1376,5 @@ def _finish(st, schedule: Schedule, options: dict) -> Run:
         req_deps=reqs[:, Q_DEPS].copy(),
         req_time=req_time, counters={name: int(counters[c]) for name, c in COUNTER_NAMES.items()},
         hist_auth=hist_auth, hist_res=hist_res, stopped=bool(counters[C_STOPPED]),
+        lat_sum=lat_sum, lat_count=lat_count,
     )

@@ -6,7 +6,8 @@ The paper gives no field sizes; the spec's (all ours): integers and identifiers 
 Communication overhead is the mean over the *transmissions* sent inside the measurement window,
 a broadcast counted once; storage overhead the mean over samples taken after every delivery
 inside the window.  Kernels add each byte count to a (sum, count) pair of their ``acc`` array
-(``add``); the means are formed here, in two accountings (amendment 2):
+(``add``), and each reception and delivery latency of a message broadcast in the window
+(``latency``); the means are formed here, in two accountings (amendment 2):
 
 * **A** (the spec's default): every field, headers included: ``m_int`` = 12 (id, SN, Last) +
   DV, ``m_ext`` = 8 (id, SN) + CI + I, IDR = 8 + 8 per pair, DS = the DS8 formula; the internal
@@ -37,6 +38,16 @@ def add(acc, i, value, now, start, end):
     if start <= now < end:
         acc[i] += value
         acc[i + 1] += 1.0
+
+
+@numba.njit(cache=True, inline="always")
+def latency(st, i, app, now):
+    """Count ``now`` minus the broadcast instant of ``app`` in the pair ``st.acc[i]`` (either
+    kernel's state), if ``app`` was broadcast in the window: a latency belongs to its message, and
+    the run drains, so every message of the window is counted at every receiver whatever the
+    instant it gets there."""
+    sent = st.app_time[app]
+    add(st.acc, i, now - sent, sent, st.start, st.end)
 
 
 def mean(total: float, count: float) -> float:

@@ -15,7 +15,14 @@ Packets are counted from the topology's fan-out, which the kernels do not count:
 message goes to the SP (1), is relayed to the L internal peers (its sender included) and
 translated to the E external peers: N + 1; an external message goes to the E - 1 other external
 peers and the SP, which translates it to the L internal peers: N.  IDR (SP transparent): N either
-way.  Latencies are NaN: these kernels log deliveries in order but not their instants.
+way.
+
+Latencies, in ms as the kernels count (no conversion), from the broadcast instant, over every
+(message, application process other than its sender): ``reception_latency`` to the arrival of
+the message's one copy there (internal peer to internal peer: peer -> SP -> peer, two hops; to an
+external peer the SP's translation, also two hops; external to external: one hop; IDR the same
+paths, the SP relaying), ``delivery_latency`` to its delivery (the reception plus the wait in
+the buffers).  The super peer is no application process: its receptions do not count.
 """
 
 from __future__ import annotations
@@ -36,8 +43,9 @@ def _schedule(point: cross_family.Point, seed) -> workload.Schedule:
 
 
 def _row(run, report, control: float, stored: float, packets: float) -> dict:
-    return {"control_bytes": control, "stored_bytes": stored, "reception_latency": math.nan,
-            "delivery_latency": math.nan, "packets_per_broadcast": packets,
+    return {"control_bytes": control, "stored_bytes": stored,
+            "reception_latency": float(run.mean_reception_latency()),
+            "delivery_latency": float(run.mean_delivery_latency()), "packets_per_broadcast": packets,
             **cross_family.oracle_counts(run, report)}
 
 

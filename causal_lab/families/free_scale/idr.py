@@ -20,7 +20,8 @@ These are the integer branches of Listings 11-12 (``pairs``).  The paper ran IDR
 its own protocol's deliveries (spec §5.2, A19); here IDR delivers by its own rule, so the oracle
 checks its deliveries too.  The two runs of one replication share the workload and every hop's
 delay (``channel``).  Bytes (spec §5.4): 8 + 8 per pair per message; storage 4 N + 8 per pair
-of ``CI``, sampled after every delivery.
+of ``CI``, sampled after every delivery; latencies from the broadcast to every copy's arrival at
+a peer and to every delivery (``Run.mean_reception_latency``).
 """
 
 from __future__ import annotations
@@ -44,8 +45,10 @@ AT_PEER = 0
 T_RECS, T_FREE_RECS, T_READY, T_LOG, T_PAIRS = range(
     broadcasts.FIRST_FREE_TOP, broadcasts.FIRST_FREE_TOP + 5)
 N_TOPS = broadcasts.FIRST_FREE_TOP + 5
-A_COMM, A_STOR = 0, 2
-N_ACC = 4
+# acc[...]: (sum, count) pairs of the window: bytes, then the latencies (ms) of the messages
+# broadcast in it
+A_COMM, A_STOR, A_RECEPTION, A_DELIVERY = 0, 2, 4, 6
+N_ACC = 8
 C_EVENTS, C_BELOW = range(2)
 
 FIELDS = (
@@ -118,6 +121,7 @@ def receive(st, q, app, resume, now):
     st.cnt[C_BELOW] += pairs.ci_absorb(vc, st.ci_n, q, st.pairs, off, n)
     pairs.ci_put(vc, st.ci_n, q, p, sn)
     state.log(st, T_LOG, oracle.DELIVER, q, app)
+    accounting.latency(st, A_DELIVERY, app, now)
     add(st.acc, A_STOR, INTEGER * st.n + PAIR * st.ci_n[q], now, st.start, st.end)
     buffers.wake_upto(st, T_READY, q * st.n + p, sn)
 
@@ -166,6 +170,7 @@ def _run(st):
         if dest == st.n:
             _fan_out(st, q, app, st.n, now)
             continue
+        accounting.latency(st, A_RECEPTION, app, now)  # a peer gets one copy of a message, never its own
         receive(st, dest, app, 0, now)
         while True:
             app, _, node, resume = buffers.pop_ready(st, T_READY, T_FREE_RECS)
@@ -176,7 +181,8 @@ def _run(st):
 
 @dataclasses.dataclass
 class Run(BaseRun):
-    """An IDR run: byte sums of the window, and what was left buffered after the drain."""
+    """An IDR run: byte and latency sums of the window, and what was left buffered after the
+    drain."""
 
     acc: np.ndarray
     counters: np.ndarray
@@ -192,6 +198,17 @@ class Run(BaseRun):
                 "samples_stor_idr": int(self.acc[A_STOR + 1]),
                 "ci_removed_below": int(self.counters[C_BELOW]),
                 "max_buffered_idr": self.parked_max}
+
+    def mean_reception_latency(self) -> float:
+        """Mean, over (message broadcast in the window, peer other than its sender), of the
+        instant its copy reaches that peer (directly, or relayed unchanged by the SP) minus its
+        broadcast instant, in ms; its copies at the SP are not receptions."""
+        return accounting.mean(self.acc[A_RECEPTION], self.acc[A_RECEPTION + 1])
+
+    def mean_delivery_latency(self) -> float:
+        """Mean, over the deliveries of messages broadcast in the window, of the delivery instant
+        minus the broadcast instant, in ms: the reception latency plus the wait in the buffers."""
+        return accounting.mean(self.acc[A_DELIVERY], self.acc[A_DELIVERY + 1])
 
     def invariants(self, report: oracle.Report) -> list[str]:
         problems = super().invariants(report)

@@ -27,9 +27,10 @@ numbers it and translates it for the internal group (``translate_external``, Lis
 Buffered messages are parked on wake-up lists (``buffers``, spec §3.5), never rescanned.  The
 translation table is garbage-collected by the spec §3.7 oracle rule.  Every send and every
 application delivery goes to the event log that ``causal_lab.oracle`` checks (own messages
-returned to an internal peer are not application deliveries); the byte accounting of spec §5.4
-and the DS8 model of the Dependency Sequences baseline (spec §5.3, computed passively from the
-external peers' state) are sampled as the run goes (``accounting``).
+returned to an internal peer are not application deliveries); the byte accounting of spec §5.4,
+the DS8 model of the Dependency Sequences baseline (spec §5.3, computed passively from the
+external peers' state) and the reception and delivery latencies (``Run.mean_reception_latency``)
+are summed as the run goes (``accounting``).
 
 Data layout: a node's bit vectors are rows of bitmaps indexed by SP number (``bitvec``); the
 external group's integer entries are ``vt[e, z]`` (external ids, 1 = SP); a wire message is a row
@@ -73,10 +74,11 @@ T_RECS, T_FREE_RECS, T_READY, T_LOG, T_WIRES, T_BITS, T_PAIRS, T_OUT = range(
 N_TOPS = broadcasts.FIRST_FREE_TOP + 8
 # sp[...]: the super peer's scalars
 SP_SN, SP_GC_UPTO, SP_TT_LIVE, SP_STAMP = range(4)
-# acc[...]: (sum, count) pairs of byte counts in the window
+# acc[...]: (sum, count) pairs of the window: byte counts, then the latencies (ms) of the
+# messages broadcast in it
 (A_UP, A_RELAY, A_TRANS, A_EXT_PEER, A_EXT_SP, A_STOR_INT, A_STOR_EXT, A_STOR_SP, A_TT, A_DS8,
- A_DS12, A_DSNP, A_DSNP_EARLY, A_DSNP_LATE, A_RUNS) = range(0, 30, 2)
-N_ACC = 30
+ A_DS12, A_DSNP, A_DSNP_EARLY, A_DSNP_LATE, A_RUNS, A_RECEPTION, A_DELIVERY) = range(0, 34, 2)
+N_ACC = 34
 # cnt[...]
 C_EVENTS, C_MULTI_MATCH, C_BELOW, C_GC, C_COLLECTED = range(5)
 N_CNT = 5
@@ -300,6 +302,7 @@ def internal_deliver(st, p, w, now):
         bitvec.dep_put(dv, dv_lo, dv_hi, p, sn)
         bitvec.dep_drop(dv, dv_lo, dv_hi, p, wires[w, W_LAST])
         state.log(st, T_LOG, oracle.DELIVER, p, wires[w, W_APP])
+        accounting.latency(st, A_DELIVERY, wires[w, W_APP], now)
     add(st.acc, A_STOR_INT, INTEGER + bitvec.recv_bytes(rv_f0[p], rv_l1[p])
         + bitvec.dep_bytes(dv_lo[p], dv_hi[p]), now, st.start, st.end)
     buffers.wake_at(st, T_READY, _h_internal(st, p, sn), sn)
@@ -402,6 +405,7 @@ def external_deliver(st, e, w, now):
     bitvec.dep_andnot(st.csp, st.csp_lo, st.csp_hi, e, st.bits, row[W_DV_OFF], row[W_DV_W0],
                       row[W_DV_NW])
     state.log(st, T_LOG, oracle.DELIVER, st.L + e, row[W_APP])
+    accounting.latency(st, A_DELIVERY, row[W_APP], now)
     size = INTEGER * st.E + bitvec.recv_bytes(st.vsp_f0[e], st.vsp_l1[e]) + PAIR * st.ci_n[e]
     if st.csp_lo[e] != 0:
         size += INTEGER + bitvec.dep_bytes(st.csp_lo[e], st.csp_hi[e])
@@ -625,10 +629,22 @@ def receive_copy(st, w, dest, now):
             sp_receive_up(st, w, 0, now)
         else:
             sp_receive_ext(st, w, 0, now)
-    elif dest < st.L:
+        return
+    _reception(st, w, dest, now)
+    if dest < st.L:
         internal_receive(st, dest, w, 0, now)
     else:
         external_arrival(st, dest - st.L, w, now)
+
+
+@numba.njit(cache=True, inline="always")
+def _reception(st, w, dest, now):
+    """Wire ``w`` reaching peer ``dest`` is the one copy of its message that peer receives (a
+    relay, a translation or an external peer's direct send), unless it is an internal peer's own
+    message relayed back: that is no reception.  The super peer is no application process."""
+    app = st.wires[w, W_APP]
+    if dest != st.app_src[app]:
+        accounting.latency(st, A_RECEPTION, app, now)
 
 
 @numba.njit(cache=True)
@@ -729,8 +745,8 @@ def step(st, app, w, dest, now, drain):
 
 @dataclasses.dataclass
 class Run(BaseRun):
-    """A free-scale run: byte sums of the window (``acc``, see ``metrics``), counters and what
-    was left when the network drained."""
+    """A free-scale run: byte and latency sums of the window (``acc``, see ``metrics`` and the
+    latency means), counters and what was left when the network drained."""
 
     acc: np.ndarray
     counters: np.ndarray
@@ -774,6 +790,19 @@ class Run(BaseRun):
                enumerate(("internal", "external", "sp_internal", "sp_external"))},
         })
         return out
+
+    def mean_reception_latency(self) -> float:
+        """Mean, over (message broadcast in the window, peer other than its sender), of the
+        instant the message reaches that peer (an internal peer's message through the SP's relay
+        or translation, an external peer's message directly or through the SP's translation)
+        minus its broadcast instant, in ms; its copies at the SP are not receptions."""
+        return accounting.mean(self.acc[A_RECEPTION], self.acc[A_RECEPTION + 1])
+
+    def mean_delivery_latency(self) -> float:
+        """Mean, over the application deliveries of messages broadcast in the window, of the
+        delivery instant minus the broadcast instant, in ms: the reception latency plus the wait
+        in the buffers (an internal peer's own returned message is no delivery)."""
+        return accounting.mean(self.acc[A_DELIVERY], self.acc[A_DELIVERY + 1])
 
     def invariants(self, report: oracle.Report) -> list[str]:
         """The oracle, then what the drained network must show: nothing buffered, every

@@ -3,15 +3,21 @@
 family's model: no overlay, no sending queue).
 
 This kernel counts time in seconds: the adapter divides the common schedule's instants and the
-delay law's parameters by 1000.  Clocks: ``CLOCK_ENTRIES`` entries of k = 2 per process for the
-probabilistic clock, components of that size under the family's default (model) size policy for
-the DCS.  Bytes, in the common accounting: a message carries its source id and the clock entries
-attached to it (4 bytes each; a DCS message also its S_incr set, a ``c_max``-bit mask); a process
-stores its active entries (the family's per-second samples, mean over the run).  Packets: the
-N - 1 copies plus the DCS's deactivation and remove rounds, which are messages too.
+delay law's parameters by 1000, and multiplies the latencies by 1000.  Clocks: ``CLOCK_ENTRIES``
+entries of k = 2 per process for the probabilistic clock, components of that size under the
+family's default (model) size policy for the DCS.  Bytes, in the common accounting: a message
+carries its source id and the clock entries attached to it (4 bytes each; a DCS message also its
+S_incr set, a ``c_max``-bit mask); a process stores its active entries (the family's per-second
+samples, mean over the run).  Packets: the N - 1 copies plus the DCS's deactivation and remove
+rounds, which are messages too.
 Out-of-order deliveries are the oracle's count (the protocol's measured error rate, by design),
-not a failure of the run; duplicates and undelivered messages are.  Latencies are NaN: the kernel
-logs deliveries in order but not their instants.
+not a failure of the run; duplicates and undelivered messages are.
+
+Latencies (ms), over (application message, process other than its sender), minus the broadcast
+instant: reception is the copy's arrival (its propagation delay: no sending queue), delivery is
+the delivery instant, which adds the wait for the clock test and, for the DCS, a reception
+deferred during a round until its decision.  Round messages are no reception
+(``kernel.Run.mean_reception_latency`` / ``mean_delivery_latency``).
 """
 
 from __future__ import annotations
@@ -37,8 +43,8 @@ def _run(point: cross_family.Point, seed, config: kernel.Config) -> dict:
     return {
         "control_bytes": integer + sincr + integer * c["attached_entries"] / c["broadcasts"],
         "stored_bytes": float(integer * stored),
-        "reception_latency": math.nan,
-        "delivery_latency": math.nan,
+        "reception_latency": 1e3 * run.mean_reception_latency(),
+        "delivery_latency": 1e3 * run.mean_delivery_latency(),
         "packets_per_broadcast": (c["broadcasts"] * (point.n_nodes - 1) + c["control_messages"])
         / c["broadcasts"],
         **cross_family.oracle_counts(run, report),

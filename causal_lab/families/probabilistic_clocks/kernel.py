@@ -10,14 +10,16 @@ Follow one message from broadcast to delivery:
    and draws one independent delay per other process (the network's counter-based draw (b, r):
    every variant of a replication sees the same delays).  The N - 1 copies, sorted by arrival,
    wait in an arrival list; only the next one is in the arrival heap (``copies``).
-2. ``_arrival`` pops a copy and hands it to ``_receive`` at p_i: the load estimate counts it;
+2. ``_arrival`` pops a copy and hands it to ``_receive`` at p_i, which adds its reception
+   latency (arrival instant minus broadcast instant) to a sum; the load estimate counts it;
    during a round p_i defers a message that would need an Add/Activate (``_needs_dynamicity``);
    ``_check_expand`` adds the components p_i lacks and re-activates those that carry news
    (seed 002 §IV-B); then the message is delivered if ``_deliverable`` (every entry of the first
    |D_m| components is at least ``need``), else it joins p_i's pending list.
 3. ``_deliver`` adds 1 to the sender's entries of the sender's components S_incr,m (Algorithm 2
    line 6, counting semantics: a clock is the sum of the increments of everything its process
-   delivered) and logs the delivery; ``_scan_pending`` then delivers pending messages in arrival
+   delivered), logs the delivery and adds its delivery latency (delivery instant minus
+   broadcast instant) to a sum; ``_scan_pending`` then delivers pending messages in arrival
    order, restarting after each delivery, until none is deliverable ("iterative delivery").
 
 Whether a delivery respected causal order is never decided here: the kernel only logs, and the
@@ -78,6 +80,10 @@ COUNTER_NAMES = (
     "control_integers", "deact_fail_cond1", "deact_fail_cond2", "deact_fail_cond3",
     "deact_fail_cond4", "balancing_moves", "stale_generations", "queued_round_messages",
     "max_pending", "attached_entries")
+# fcounters[...]: seconds summed over the run (the latency sums divide by the receptions and
+# deliveries counters: application messages at processes other than their sender only)
+F_BLOCKED, F_RECEPTION_LATENCY, F_DELIVERY_LATENCY = range(3)
+N_FCOUNTERS = 3
 # tops[...]: fill levels and free-list heads of the growable tables (causal_lab.engine.state)
 T_LOG, T_PEND, T_PEND_FREE, T_NEED, T_NEED_FREE, T_ARR, T_ARR_FREE = range(7)
 PE_MSG, PE_NEXT = range(2)  # pending / deferred list entries
@@ -236,7 +242,7 @@ def new_state(workload: Workload, config: Config, net: network.Network,
         seen=np.zeros(n_b * ((n + 7) // 8) if remove else 1, np.uint8),
         prefix=np.zeros(n * n if remove else 1, i32), by_seq=np.full(n_b, -1, i64),
         seq_off=seq_off,
-        counters=np.zeros(N_COUNTERS, i64), fcounters=np.zeros(1),
+        counters=np.zeros(N_COUNTERS, i64), fcounters=np.zeros(N_FCOUNTERS),
         sec_log=np.full(n_sec + 1, -1, i64), sec_bcast=np.zeros(n_sec, i64),
         sec_attached=np.zeros(n_sec, i64), sec_mean=np.zeros(n_sec), sec_min=np.zeros(n_sec, i64),
         sec_max=np.zeros(n_sec, i64), sec_comp=np.zeros(n_sec * c_max, i64),
@@ -625,12 +631,13 @@ def _release_need(st, b):
 
 
 @numba.njit(cache=True)
-def _deliver(st, i, b):
+def _deliver(st, i, b, now):
     j = st.m_src[b]
     mask = st.m_sincr[b]
     _increment(st, i, j, mask)
     _log(st, oracle.DELIVER, i, b)
     st.counters[C_DELIVERIES] += 1
+    st.fcounters[F_DELIVERY_LATENCY] += now - st.m_time[b]
     if st.balancing:
         _count_balance(st, i, mask)
     if st.remove_rounds:
@@ -665,7 +672,7 @@ def _push(st, i, b, deferred):
 
 
 @numba.njit(cache=True)
-def _scan_pending(st, i):
+def _scan_pending(st, i, now):
     """try_deliver_pending (spec §1.5): deliver the first deliverable pending message in
     arrival order, restart, until a full scan delivers nothing."""
     lists = st.lists
@@ -686,7 +693,7 @@ def _scan_pending(st, i):
                     st.p_tail[i] = prev
                 st.p_len[i] -= 1
                 state.release(lists, st.tops, T_PEND_FREE, PE_NEXT, e)
-                _deliver(st, i, b)
+                _deliver(st, i, b, now)
                 delivered = True
                 break
             prev = e
@@ -702,15 +709,16 @@ def _accept(st, i, b, now):
     if not ready:
         st.counters[C_WAITED] += 1
     if ready and st.p_len[i] == 0:
-        _deliver(st, i, b)
+        _deliver(st, i, b, now)
     else:  # older pending messages come first (arrival order)
         _push(st, i, b, False)
-        _scan_pending(st, i)
+        _scan_pending(st, i, now)
 
 
 @numba.njit(cache=True)
 def _receive(st, q, i, b, now):
     st.counters[C_RECEPTIONS] += 1
+    st.fcounters[F_RECEPTION_LATENCY] += now - st.m_time[b]  # at arrival, deferred or not
     if st.dynamic:
         _record_load(st, i, now)
         if st.blocked[i] and _needs_dynamicity(st, i, b):
@@ -1013,7 +1021,7 @@ def _decide(st, q, i, kind, ok, c, now):
     elif ok and c == st.n_comp[i] - 1 and c >= st.active[i]:
         _remove(st, i)
     st.blocked[i] = False
-    st.fcounters[0] += now - st.blocked_since[i]
+    st.fcounters[F_BLOCKED] += now - st.blocked_since[i]
     e = st.d_head[i]
     st.d_head[i] = -1
     st.d_tail[i] = -1
@@ -1023,7 +1031,7 @@ def _decide(st, q, i, kind, ok, c, now):
         state.release(st.lists, st.tops, T_PEND_FREE, PE_NEXT, e)
         _accept(st, i, b, now)
         e = nxt
-    _scan_pending(st, i)
+    _scan_pending(st, i, now)
     # as separate events (same instant): a phase-1 message of the next round that came before
     # this decision, or the policy's re-evaluation after a successful deactivation
     if st.queued[i]:
@@ -1198,7 +1206,7 @@ def _outputs(st):
         while e != -1:
             deferred += 1
             e = st.lists[e, PE_NEXT]
-    return (st.log, st.tops[T_LOG], st.counters.copy(), st.fcounters[0], st.m_src[:n_b].copy(),
+    return (st.log, st.tops[T_LOG], st.counters.copy(), st.fcounters.copy(), st.m_src[:n_b].copy(),
             st.m_time[:n_b].copy(), st.m_comps[:n_b].copy(), st.m_sincr[:n_b].copy(),
             st.sec_log.copy(), st.sec_bcast.copy(), st.sec_attached.copy(), st.sec_mean.copy(),
             st.sec_min.copy(), st.sec_max.copy(), st.sec_comp.copy(), st.round_log[:r].copy(),
@@ -1233,6 +1241,8 @@ class Run(BaseRun):
     f: np.ndarray
     counters: dict
     blocked_time: float
+    reception_latency_sum: float  # seconds, over the receptions (counters["receptions"])
+    delivery_latency_sum: float  # seconds, over the deliveries (counters["deliveries"])
     msg_src: np.ndarray
     msg_time: np.ndarray
     msg_comps: np.ndarray  # active components attached to each message
@@ -1263,6 +1273,20 @@ class Run(BaseRun):
 
     def known_flaws(self, report: oracle.Report) -> dict[str, int]:
         return {"out-of-order deliveries (probabilistic clock, by design)": report.errors} if report.errors else {}
+
+    def mean_reception_latency(self) -> float:
+        """Mean over (application message, receiving process other than its sender) of the
+        arrival instant minus the broadcast instant, in seconds (the propagation delay: this
+        model has no sending queue); NaN without receptions.  Round messages do not count."""
+        n = self.counters["receptions"]
+        return self.reception_latency_sum / n if n else math.nan
+
+    def mean_delivery_latency(self) -> float:
+        """Mean over the deliveries at processes other than the sender of the delivery instant
+        minus the broadcast instant, in seconds; NaN without deliveries.  Above the reception
+        latency by the time messages wait pending (clock test) or deferred (during a round)."""
+        n = self.counters["deliveries"]
+        return self.delivery_latency_sum / n if n else math.nan
 
     def expected_clock(self) -> np.ndarray:
         """What every process adds to its clock by delivering everything: per component, the
@@ -1344,7 +1368,7 @@ def simulate(workload: Workload, *, net: network.Network, seed: np.random.SeedSe
     start = np.asarray(st.clock).reshape(n, -1).copy() if prepare is not None else None
     left = _run(st, np.asarray(workload.times, np.float64), np.asarray(workload.nodes, np.int64),
                 np.asarray(workload.ops, np.int64), float(until))
-    (log, log_len, counters, blocked, src, times, comps, sincr, sec_log, sec_bcast, sec_attached,
+    (log, log_len, counters, fcounters, src, times, comps, sincr, sec_log, sec_bcast, sec_attached,
      sec_mean, sec_min, sec_max, sec_comp, rounds, round_times, moves, clock, n_comp, pending,
      deferred, blocked_now) = _outputs(st)
     log_kind, log_node, log_msg = state.log_arrays(log, log_len)
@@ -1352,7 +1376,10 @@ def simulate(workload: Workload, *, net: network.Network, seed: np.random.SeedSe
     return Run(
         n_nodes=n, log_kind=log_kind, log_node=log_node, log_msg=log_msg,
         events=int(counters[C_EVENTS]), config=config, f=_entries_of(st),
-        counters=dict(zip(COUNTER_NAMES, (int(x) for x in counters))), blocked_time=blocked,
+        counters=dict(zip(COUNTER_NAMES, (int(x) for x in counters))),
+        blocked_time=float(fcounters[F_BLOCKED]),
+        reception_latency_sum=float(fcounters[F_RECEPTION_LATENCY]),
+        delivery_latency_sum=float(fcounters[F_DELIVERY_LATENCY]),
         msg_src=src, msg_time=times, msg_comps=comps, msg_sincr=sincr, sec_log=sec_log,
         sec_broadcasts=sec_bcast, sec_attached=sec_attached, sec_mean=sec_mean, sec_min=sec_min,
         sec_max=sec_max, sec_components=sec_comp.reshape(-1, config.c_max), rounds=rounds,
