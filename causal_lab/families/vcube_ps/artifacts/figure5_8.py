@@ -227,14 +227,28 @@ def reading(verdicts: pd.DataFrame, summary: pd.DataFrame) -> str:
                 f"sending queue), so its queue holds thousands of copies and the latency cannot stay near +38.8 % "
                 f"under the stated model (spec A3: the prototype found +191 %).")
 
+    def e3_4(n):
+        def explain(row):
+            half, window = n // 2, float(thesis()["publication_time_max"])
+            growth = {system: mean.loc[(t_a, n), (system, high)] / mean.loc[(t_a, half), (system, high)]
+                      for system in ("srpt", "vcube_ps")}
+            return (f"From N = {half} to {n} SRPT's latency grows ×{growth['srpt']:.2f} but VCube-PS's own grows "
+                    f"×{growth['vcube_ps']:.2f}: with every node publishing once within {window:,.0f} u.t., a VCube-PS "
+                    f"node transmits on average N − 1 = {n - 1:,} PUB copies in that window at one copy per u.t., so "
+                    f"beyond N ≈ {window:,.0f} its sending queues back up as the SRPT root's did from N = 256, and the "
+                    f"ratio stops doubling.")
+        return explain
+
+    why = {"003-F5.8-E3-7": e3_7,
+           **{f"003-F5.8-E3-4-N{n}": e3_4(n) for n in sizes if (t_a, n // 2) in have}}
     intro = ""
     if (t_a, 256) in have and (t_a, 128) in have:
         intro = (f"r(N) = SRPT / VCube-PS at 100 % publishers, t_pp = {t_a:g}: "
                  + ", ".join(f"{n}: {r[(t_a, n)]:.2f}" for n in sizes if n >= 32)
                  + f".  It jumps between N = 128 and 256: the root must send N × log2 N copies for publications spread "
                    f"over 1,000 u.t. (256 × 8 = 2,048 at N = 256, twice what it transmits at one copy per u.t.; "
-                   f"896 at N = 128), and beyond it r doubles with N while VCube-PS's latency grows by one hop per "
-                   f"doubling.  With t_pp = {t_b:g} the root's backlog is the same number of u.t. added to latencies "
+                   f"896 at N = 128), and from there r doubles with N while VCube-PS's latency grows by one hop per "
+                   f"doubling, until VCube-PS's own sending queues fill beyond N ≈ 1,000 (E3-4).  With t_pp = {t_b:g} the root's backlog is the same number of u.t. added to latencies "
                    f"ten times larger (E3-5).  Each publisher publishes once here, so no publication waits behind its "
                    f"publisher's previous one.")
-    return readings.explain(verdicts, {"003-F5.8-E3-7": e3_7}, intro)
+    return readings.explain(verdicts, why, intro)
