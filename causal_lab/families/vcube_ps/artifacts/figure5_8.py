@@ -240,7 +240,9 @@ def reading(verdicts: pd.DataFrame, summary: pd.DataFrame) -> str:
         return explain
 
     why = {"003-F5.8-E3-7": e3_7,
-           **{f"003-F5.8-E3-4-N{n}": e3_4(n) for n in sizes if (t_a, n // 2) in have}}
+           # the queue explanation holds where VCube-PS's nodes send more copies than the window's u.t.
+           **{f"003-F5.8-E3-4-N{n}": e3_4(n) for n in sizes
+              if (t_a, n // 2) in have and n - 1 > float(thesis()["publication_time_max"])}}
     intro = ""
     if (t_a, 256) in have and (t_a, 128) in have:
         intro = (f"r(N) = SRPT / VCube-PS at 100 % publishers, t_pp = {t_a:g}: "
@@ -248,7 +250,7 @@ def reading(verdicts: pd.DataFrame, summary: pd.DataFrame) -> str:
                  + f".  It jumps between N = 128 and 256: the root must send N × log2 N copies for publications spread "
                    f"over 1,000 u.t. (256 × 8 = 2,048 at N = 256, twice what it transmits at one copy per u.t.; "
                    f"896 at N = 128), and from there r doubles with N while VCube-PS's latency grows by one hop per "
-                   f"doubling, until VCube-PS's own sending queues fill beyond N ≈ 1,000 (E3-4).  With t_pp = {t_b:g} the root's backlog is the same number of u.t. added to latencies "
-                   f"ten times larger (E3-5).  Each publisher publishes once here, so no publication waits behind its "
+                   f"doubling, until VCube-PS's own sending queues fill beyond N ≈ 1,000 (E3-4).  With t_pp = {t_b:g} "
+                   f"the root's backlog is the same number of u.t. added to latencies ten times larger (E3-5).  Each publisher publishes once here, so no publication waits behind its "
                    f"publisher's previous one.")
     return readings.explain(verdicts, why, intro)
