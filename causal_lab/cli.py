@@ -37,8 +37,11 @@ def cmd_list(args) -> int:
         print(f"{name}: {e.description}  [{e.source}]")
         print(f"  replications: " + ", ".join(f"{s}={e.reps[s]}" for s in SCALES))
         for s in SCALES:
-            for key, values in e.grid.get(s, {}).items():
-                print(f"  {s} sweeps {key} over {list(values)}")
+            products = e.products(s)
+            for i, product in enumerate(products):
+                union = f" (product {i + 1} of {len(products)})" if len(products) > 1 else ""
+                for key, values in product.items():
+                    print(f"  {s} sweeps {key} over {list(values)}{union}")
         for p in e.params:
             allowed = p.describe_allowed()
             print(f"  --set {p.name}=<{p.type.__name__}>  default {p.default!r}"
@@ -55,7 +58,7 @@ def cmd_run(args) -> int:
     print(f"{experiment.name}: {len(tasks)} replications at scale {args.scale}", file=sys.stderr)
     sweep.run_sweep(experiment, args.scale, overrides, args.reps, out=args.out)
     summary = sweep.summarize(experiment, out=args.out, tasks=tasks)
-    swept = list({**experiment.grid.get(args.scale, {}), **overrides})
+    swept = list(dict.fromkeys([*experiment.swept(args.scale), *overrides]))
     means = [c for c in summary.columns if c.endswith("_mean")]
     with pd.option_context("display.max_columns", None, "display.width", 200):
         print(summary[[*swept, "reps", *means]].to_string(index=False))

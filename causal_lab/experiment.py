@@ -27,7 +27,9 @@ class Experiment:
     """A named simulation experiment.
 
     ``grid[scale]`` maps swept parameter names to the list of values of that scale; every other
-    parameter takes its default.  ``reps[scale]`` is the number of replications per point.
+    parameter takes its default.  It may also be a list of such mappings: the union of their
+    products, for sensitivities that change one setting at a time around a main grid instead of
+    crossing every setting with every other.  ``reps[scale]`` is the number of replications per point.
     ``replicate(params, seed)`` runs one replication and returns a flat dict of metrics
     (str, int, float or bool values); it must be a pure function of its arguments.
     """
@@ -36,7 +38,7 @@ class Experiment:
     description: str
     source: str
     params: tuple[Param, ...]
-    grid: Mapping[str, Mapping[str, Sequence[Any]]]
+    grid: Mapping[str, Mapping[str, Sequence[Any]] | Sequence[Mapping[str, Sequence[Any]]]]
     reps: Mapping[str, int]
     replicate: Callable[[Mapping[str, Any], np.random.SeedSequence], dict]
     validate_point: Callable[[Mapping[str, Any]], None] | None = None
@@ -76,20 +78,35 @@ class Experiment:
             f"parameters: {', '.join(p.name for p in self.params)}"
         )
 
+    def products(self, scale: str) -> list[Mapping[str, Sequence[Any]]]:
+        """The grid of ``scale`` as a list of products (one, unless the grid lists several)."""
+        grid = self.grid.get(scale, {})
+        return [grid] if isinstance(grid, Mapping) else list(grid)
+
+    def swept(self, scale: str) -> list[str]:
+        """The parameters the grid of ``scale`` varies, in order of first appearance."""
+        return list(dict.fromkeys(name for product in self.products(scale) for name in product))
+
     def points(self, scale: str, overrides: Mapping[str, Sequence[Any]] | None = None) -> list[dict]:
-        """Expand the grid of ``scale`` (with command-line overrides) into validated points."""
+        """Expand the grid of ``scale`` (with command-line overrides, applied to every product)
+        into validated points in the order of the products; a point an earlier product already
+        holds is not repeated (a point listed twice in one product still is, and ``sweep.plan``
+        rejects it)."""
         if scale not in SCALES:
             raise ParameterError(f"scale {scale!r} not allowed; allowed: {', '.join(SCALES)}")
-        axes: dict[str, Sequence[Any]] = {p.name: [p.default] for p in self.params}
-        axes.update(self.grid.get(scale, {}))
-        for name, values in (overrides or {}).items():
+        for name in overrides or {}:
             self.param(name)
-            axes[name] = values
-        names = list(axes)
-        points = []
-        for combo in itertools.product(*(axes[n] for n in names)):
-            point = {n: self.param(n).validate(v) for n, v in zip(names, combo)}
-            if self.validate_point is not None:
-                self.validate_point(point)
-            points.append(point)
+        points: list[dict] = []
+        for product in self.products(scale):
+            earlier = {repr(sorted(p.items())) for p in points}
+            axes: dict[str, Sequence[Any]] = {p.name: [p.default] for p in self.params}
+            axes.update(product)
+            axes.update(overrides or {})
+            names = list(axes)
+            for combo in itertools.product(*(axes[n] for n in names)):
+                point = {n: self.param(n).validate(v) for n, v in zip(names, combo)}
+                if self.validate_point is not None:
+                    self.validate_point(point)
+                if repr(sorted(point.items())) not in earlier:
+                    points.append(point)
         return points

@@ -361,3 +361,18 @@ def test_cross_adapter_reports_the_kernel_latencies_in_ms(protocol):
     adapter = {p.name: p for p in cross.PROTOCOLS}[protocol]
     row = adapter.run(point, np.random.SeedSequence(7))
     assert 80.0 < row["reception_latency"] <= row["delivery_latency"] < 1e3
+
+
+def test_blocked_messages_wake_in_arrival_order_when_their_last_entry_fills():
+    """M = 2, k = 1, f = {0}, {1}, {0}, {1}, {0}: a (p0) and b (p1) at 0; p2 delivers both and
+    broadcasts c (needs [1, 1]) at 0.2; p4 delivers b and broadcasts d (needs [0, 1]) at 0.2.
+    p3 receives d at 0.25 (waits on entry 1), c at 0.3 (waits on entry 0), a at 0.5 (c now waits
+    on entry 1, behind d in arrival but first on that entry's wake list) and b at 0.7: both meet
+    the clock condition, and d, received first, is delivered first."""
+    f = [(0,), (1,), (0,), (1,), (0,)]
+    broadcasts = [(0.0, 0), (0.0, 1), (0.2, 2), (0.2, 4)]
+    delays = {(0, 2): 0.1, (1, 2): 0.1, (1, 4): 0.1, (3, 3): 0.05, (2, 3): 0.1, (0, 3): 0.5, (1, 3): 0.7}
+    run = scripted(f, 2, broadcasts, delays)
+    run.verify()
+    assert deliveries(run, 3) == [0, 1, 3, 2]
+    assert run.oracle_report().errors == 0

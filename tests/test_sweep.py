@@ -49,6 +49,19 @@ def test_variant_params_share_the_seed():
     assert state(task_seed(7, TOY, plain, 2)) != state(task_seed(8, TOY, plain, 2))
 
 
+def test_a_grid_of_several_products_runs_their_union_once():
+    """Sensitivities around a main grid: each product expands with the overrides, a point an
+    earlier product holds is not repeated, a point listed twice in one product is an error."""
+    union = dataclasses.replace(TOY, grid={"smoke": [{"mu": [0.0, 1.0]}, {"mu": [1.0, 2.0], "variant": ["shifted", "plain"]}]})
+    assert [(p["mu"], p["variant"]) for p in union.points("smoke")] == \
+        [(0.0, "plain"), (1.0, "plain"), (1.0, "shifted"), (2.0, "shifted"), (2.0, "plain")]
+    assert union.swept("smoke") == ["mu", "variant"]
+    assert {p["n"] for p in union.points("smoke", {"n": [7]})} == {7}
+    assert len(plan(union, "smoke")) == 5 * TOY.reps["smoke"]
+    with pytest.raises(ParameterError, match="twice"):
+        plan(dataclasses.replace(TOY, grid={"smoke": [{"mu": [1.0, 1.0]}]}), "smoke")
+
+
 def test_a_new_parameter_at_its_default_keeps_every_seed():
     """Adding a named option (at a default that keeps the old behaviour) reseeds nothing."""
     grown = dataclasses.replace(TOY, params=(*TOY.params, Param("option", int, 0, "new")))

@@ -208,6 +208,12 @@ def _rates(n_nodes, duration) -> tuple[Param, ...]:
 
 
 LOADS = [20.0, 40.0, 60.0, 80.0, 100.0, 120.0, 140.0, 160.0, 180.0]
+# Figure 1's setting (the authors': N = 2λ, k = 2) and the paper scale's sensitivities, each
+# changing one setting: N = 200 with a shorter period, and the authors' formula for k.  They run
+# in the authors' hash mode only; our residual mode is compared with it on the main setting.
+FIGURE1_MAIN = {"scaling": "nodes", "k_mode": "fixed"}
+FIGURE1_SENSITIVITIES = {"n200": {"scaling": "period", "k_mode": "fixed"},
+                         "kformula": {"scaling": "nodes", "k_mode": "formula"}}
 FIGURE1 = Experiment(
     name="ed_figure1",
     description="Figure 1: dependency-request rate vs messages per second, M = 20, 25, 50",
@@ -219,8 +225,10 @@ FIGURE1 = Experiment(
         # loads above 140 cost most (N = 2λ: receptions grow as λ²) and are left to the paper scale
         "default": {"load": [20.0, 60.0, 100.0, 120.0, 140.0], "clock_size": [20, 25, 50],
                     "duration": [10.0], "hash_mode": ["authors", "residual"]},
-        "paper": {"load": LOADS, "clock_size": [20, 25, 50], "hash_mode": ["authors", "residual"],
-                  "scaling": ["nodes", "period"], "k_mode": ["fixed", "formula"]},
+        "paper": [{"load": LOADS, "clock_size": [20, 25, 50], "hash_mode": ["authors", "residual"],
+                   **{k: [v] for k, v in FIGURE1_MAIN.items()}},
+                  *({"load": LOADS, "clock_size": [20, 25, 50], "hash_mode": ["authors"],
+                     **{k: [v] for k, v in setting.items()}} for setting in FIGURE1_SENSITIVITIES.values())],
     },
     reps={"smoke": 1, "default": 1, "paper": 1},
     replicate=replicate_rates,

@@ -168,9 +168,13 @@ STATE_FIELDS = (
     # (ns), clock sum after it, reception time (columns PL_*); pool_h: the hash of the delivered
     # counts after it; last_bcast: each process's last broadcast (the authors' window)
     "pool", "pool_h", "pool_top", "last_bcast",
-    # lists of records per process: pending (arrival order), parked (serial), waiting for deps
+    # lists of records per process: pending messages that meet the clock condition (arrival
+    # order), parked (serial), waiting for deps; the blocked pending ones, each on the wake list
+    # of one entry x with V_i[x] < need_m[x] (``_wake``), and how many there are
     "pend_head", "pend_tail", "park_head", "park_tail", "wait_head", "wait_tail", "node_last",
-    # messages (id = broadcast rank); deliv_pos[m, i]: log index of m's delivery at p_i (-1: not yet)
+    "wake_head", "blocked",
+    # messages (id = broadcast rank); deliv_pos[i, m]: log index of m's delivery at p_i (-1: not
+    # yet), one row per process so that its look-ups of recent messages share cache lines
     "msg_src", "msg_seq", "msg_time", "msg_logpos", "msg_V", "msg_need",
     "msg_sumV", "msg_G", "msg_hauth", "msg_hres", "seq_msg", "deliv_pos",
     # pairwise comparisons cached per message (``compatible``), the authors' C_m
@@ -283,7 +287,7 @@ def _latest_per_sender_hash(st, srcs, seqs, n):
 @numba.njit(cache=True)
 def _compute_compatible(st, m, e, rel):
     j = st.msg_src[m]
-    seen = st.deliv_pos[e, j]
+    seen = st.deliv_pos[j, e]
     if seen >= 0 and seen < st.msg_logpos[m]:
         return True  # p_j delivered e before broadcasting m: e.V <= V_j = m.V - inc_j
     msg_V = st.msg_V
@@ -402,7 +406,7 @@ def _authors_fast(st, i, m, now):
     cm_list, deliv_pos, msg_time = st.cm_list, st.deliv_pos, st.msg_time
     for t in range(n):
         d = cm_list[m, t]
-        if deliv_pos[d, i] < 0 or msg_time[d] < oldest:
+        if deliv_pos[i, d] < 0 or msg_time[d] < oldest:
             return False
     return _match(st, st.cm_hash[m], st.msg_hauth[m])
 
@@ -432,7 +436,7 @@ def _gather_p(st, i, m, now):
         size = 0
         for t in range(n):
             d = st.cm_list[m, t]
-            pos = deliv_pos[d, i]
+            pos = deliv_pos[i, d]
             if pos < 0:
                 continue
             if st.msg_time[d] < oldest / 1e9:
@@ -777,6 +781,8 @@ def _broadcast(st, q, b, i, slot, now):
         msg_need[m, x] = V[i, x]
     for t in range(st.k):
         V[i, st.f_ent[i, t]] += 1
+    for t in range(st.k):
+        _wake(st, i, st.f_ent[i, t])
     for x in range(st.msize):
         msg_V[m, x] = V[i, x]
     st.vsum[i] += st.k
@@ -789,7 +795,7 @@ def _broadcast(st, q, b, i, slot, now):
     pos = _log(st, oracle.BROADCAST, i, m, 0)
     st.msg_logpos[m] = pos
     if st.tracked:
-        st.deliv_pos[m, i] = pos
+        st.deliv_pos[i, m] = pos
     _account_delivery(st, i, m, now, now)
     # the N - 1 copies: arrival instants sorted once; the event queue holds the next one only
     f = _flight_slot(st)
@@ -908,11 +914,20 @@ def _unlink(rec, head, tail, i, r):
 
 @numba.njit(cache=True)
 def _insert_by_arrival(rec, head, tail, i, r):
-    """Put r back into a list kept in arrival order (parked messages re-queued)."""
-    after = tail[i]
-    while after != -1 and rec[after, R_ARR] > rec[r, R_ARR]:
-        after = rec[after, R_PREV]
-    nxt = head[i] if after == -1 else rec[after, R_NEXT]
+    """Put r back into a list kept in arrival order (parked messages re-queued), walking from
+    the end whose arrival rank is nearer to r's: a parked message is usually old, and the list
+    of a process that fell behind is long."""
+    arr = rec[r, R_ARR]
+    if head[i] != -1 and arr - rec[head[i], R_ARR] < rec[tail[i], R_ARR] - arr:
+        nxt = head[i]
+        while nxt != -1 and rec[nxt, R_ARR] < arr:
+            nxt = rec[nxt, R_NEXT]
+        after = tail[i] if nxt == -1 else rec[nxt, R_PREV]
+    else:
+        after = tail[i]
+        while after != -1 and rec[after, R_ARR] > arr:
+            after = rec[after, R_PREV]
+        nxt = head[i] if after == -1 else rec[after, R_NEXT]
     rec[r, R_PREV], rec[r, R_NEXT] = after, nxt
     if after == -1:
         head[i] = r
@@ -945,10 +960,12 @@ def _deliver(st, i, m, now, received, flags):
     pos = _log(st, oracle.DELIVER, i, m, flags)
     _add_latency(st, L_DELIVERY, m, now)
     if st.tracked:
-        st.deliv_pos[m, i] = pos
+        st.deliv_pos[i, m] = pos
     a = st.msg_src[m]
     for t in range(st.k):
         st.V[i, st.f_ent[a, t]] += 1
+    for t in range(st.k):
+        _wake(st, i, st.f_ent[a, t])
     st.vsum[i] += st.k
     _account_delivery(st, i, m, now, received)
     return pos
@@ -1073,7 +1090,7 @@ def _deliver_waiting(st, i, now):
     r = st.wait_head[i]
     while r != -1:
         cur, end = st.rec[r, R_CUR], st.rec[r, R_DEP1]
-        while cur < end and st.deliv_pos[st.dep_ids[cur], i] >= 0:
+        while cur < end and st.deliv_pos[i, st.dep_ids[cur]] >= 0:
             cur += 1
         st.rec[r, R_CUR] = cur
         if cur == end:
@@ -1087,35 +1104,92 @@ def _deliver_waiting(st, i, now):
 
 
 @numba.njit(cache=True)
+def _blocking_entry(V, i, need, m, msize, x):
+    """An entry y (tried from x on) with V_i[y] < need_m[y], or -1: m meets the clock condition."""
+    for t in range(msize):
+        y = x + t if x + t < msize else x + t - msize
+        if V[i, y] < need[m, y]:
+            return y
+    return -1
+
+
+@numba.njit(cache=True)
+def _hold(st, i, r):
+    """Pending record r joins p_i's pending list if its message meets the clock condition,
+    else the wake list of an entry it waits for."""
+    y = _blocking_entry(st.V, i, st.msg_need, st.rec[r, R_MSG], st.msize, 0)
+    if y < 0:
+        _insert_by_arrival(st.rec, st.pend_head, st.pend_tail, i, r)
+    else:
+        st.rec[r, R_NEXT] = st.wake_head[i, y]
+        st.wake_head[i, y] = r
+        st.blocked[i] += 1
+
+
+@numba.njit(cache=True)
+def _wake(st, i, x):
+    """V_i[x] has grown: the records waiting on entry x wait on another entry, or join the
+    pending list (in arrival order) once their clock condition holds.
+
+    This index replaces a scan of every pending record after every delivery: a process that
+    falls behind under serial recovery holds tens of thousands of them, and the scans made long
+    runs quadratic in their length.  Clocks only grow, so a record never leaves the pending list
+    but by an attempt, and its first record is the first pending message in arrival order whose
+    condition holds, as the scan found it."""
+    rec, V, need, wake, msize = st.rec, st.V, st.msg_need, st.wake_head, st.msize  # (read once:
+    r = wake[i, x]  # no reference counting per record)
+    wake[i, x] = -1
+    while r != -1:
+        after = rec[r, R_NEXT]
+        y = _blocking_entry(V, i, need, rec[r, R_MSG], msize, x)
+        if y < 0:
+            st.blocked[i] -= 1
+            _insert_by_arrival(rec, st.pend_head, st.pend_tail, i, r)
+        else:
+            rec[r, R_NEXT] = wake[i, y]
+            wake[i, y] = r
+        r = after
+
+
+@numba.njit(cache=True)
+def _idle(st, i):
+    """Nothing received waits at p_i (pending, blocked or recovering)."""
+    return st.pend_head[i] == -1 and st.blocked[i] == 0 and st.wait_head[i] == -1
+
+
+@numba.njit(cache=True)
 def _iterate(st, q, i, now):
     """Iterative delivery at p_i: recovered messages first (the authors' order), then the first
-    pending message whose clock condition holds; repeat until nothing moves."""
+    pending message whose clock condition holds; repeat until nothing moves.  The pending list
+    holds only messages whose condition holds (``_wake``).  Only a delivery changes V_i, so
+    after an attempt that requested or parked its message the next pending one is attempted
+    without looking at the recovered ones again: they still wait."""
     while True:
         if st.wait_head[i] != -1 and _deliver_waiting(st, i, now):
             continue
         r = st.pend_head[i]
         moved = False
         while r != -1:
-            m = st.rec[r, R_MSG]
-            if _clock_ok(st.V, i, st.msg_need, m, st.msize):
-                _unlink(st.rec, st.pend_head, st.pend_tail, i, r)
-                _attempt(st, q, i, m, st.rec_time[r], now, r)
+            after = st.rec[r, R_NEXT]
+            _unlink(st.rec, st.pend_head, st.pend_tail, i, r)
+            before = st.vsum[i]
+            _attempt(st, q, i, st.rec[r, R_MSG], st.rec_time[r], now, r)
+            if st.vsum[i] != before:
                 moved = True
                 break
-            r = st.rec[r, R_NEXT]
+            r = after
         if not moved:
             return
 
 
 @numba.njit(cache=True)
 def _on_app(st, q, m, i, now):
-    if st.pend_head[i] == -1 and st.wait_head[i] == -1 and _clock_ok(st.V, i, st.msg_need, m, st.msize):
+    if _idle(st, i) and _clock_ok(st.V, i, st.msg_need, m, st.msize):
         _attempt(st, q, i, m, now, now, -1)  # the common case: nothing waits, m deliverable
-        if st.pend_head[i] == -1 and st.wait_head[i] == -1:
+        if _idle(st, i):
             return
     else:
-        r = _new_record(st, m, i, now)
-        _push(st.rec, st.pend_head, st.pend_tail, i, r)
+        _hold(st, i, _new_record(st, m, i, now))
     _iterate(st, q, i, now)
 
 
@@ -1305,13 +1379,14 @@ def simulate(
         pend_head=np.full(n, -1, i64), pend_tail=np.full(n, -1, i64),
         park_head=np.full(n, -1, i64), park_tail=np.full(n, -1, i64),
         wait_head=np.full(n, -1, i64), wait_tail=np.full(n, -1, i64), node_last=np.full(n, -1, i64),
+        wake_head=np.full((n, clock_size), -1, i64), blocked=np.zeros(n, i64),
         msg_src=np.full(b, -1, i64), msg_seq=np.zeros(b, i64), msg_time=np.zeros(b),
         msg_logpos=np.zeros(b, i64),
         msg_V=np.zeros((b, clock_size), i32), msg_need=np.zeros((b, clock_size), i32),
         msg_sumV=np.zeros(b, i64), msg_G=np.zeros(b, u64), msg_hauth=np.zeros(b, u64),
         msg_hres=np.zeros(b, u64),
         seq_msg=np.full((n, slots_per_node + 2), -1, i64),
-        deliv_pos=np.full((b, n) if tracked else (1, 1), -1, i32),
+        deliv_pos=np.full((n, b) if tracked else (1, 1), -1, i32),
         cN_known=cache() if track_res else np.zeros((1, 1), u64),
         cN_val=cache() if track_res else np.zeros((1, 1), u64),
         cV_known=cache() if track_auth else np.zeros((1, 1), u64),

@@ -18,13 +18,13 @@ from scipy import stats
 
 from causal_lab import plotting
 from causal_lab.claims import Measured, not_run
+from causal_lab.families.error_detectors import experiments
 from causal_lab.families.error_detectors.artifacts import common
 
 NOTEBOOK = "61_ed_figure1"
 SIZES = (20, 25, 50)
-MAIN = {"scaling": "nodes", "k_mode": "fixed"}
-SENSITIVITIES = {"n200": {"scaling": "period", "k_mode": "fixed"},
-                 "kformula": {"scaling": "nodes", "k_mode": "formula"}}
+MAIN = experiments.FIGURE1_MAIN
+SENSITIVITIES = experiments.FIGURE1_SENSITIVITIES
 ORDER_FROM = 60.0  # spec §6.6(a): orderings judged at loads >= 60 msg/s
 MIN_TREND_REQS = 10  # spec §6.6(b): Spearman over points with at least 10 requests
 
