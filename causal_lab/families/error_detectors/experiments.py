@@ -94,6 +94,9 @@ def recovery_metrics(run: kernel.Run, prefix: str = "") -> dict:
     reqs = int(req_counted.sum())
     needed = int((verdict == 1).sum())
     clusters = np.unique(run.req_msg[req_counted], return_counts=True)[1]
+    # serial recovery can leave a process so far behind that it requests its backlog message by
+    # message long after the last broadcast slot: those requests, and how many processes sent them
+    late = req_counted & (run.req_time > run.schedule.end)
     mode = run.options["hash_mode"]
     tests = run.counters[f"tests_{mode}"]
     hist = run.hist_auth if mode == "authors" else run.hist_res
@@ -109,6 +112,7 @@ def recovery_metrics(run: kernel.Run, prefix: str = "") -> dict:
         "req_messages": len(clusters),
         "req_cluster_sq": int((clusters.astype(np.int64) ** 2).sum()),
         "req_cluster_max": int(clusters.max(initial=0)),
+        "req_after_end": int(late.sum()), "req_nodes_after_end": len(np.unique(run.req_node[late])),
         "request_rate": reqs / (broadcasts * run.n_nodes) if broadcasts else float("nan"),
         "skipped_slots": c["skipped_slots"], "parked": c["parked"], "rsp_ids": c["rsp_ids"],
         "tests": tests, "mean_hashes": float((hist * np.arange(len(hist))).sum() / max(tests, 1)),

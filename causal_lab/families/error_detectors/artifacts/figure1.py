@@ -47,9 +47,27 @@ def table(rows: pd.DataFrame) -> pd.DataFrame:
             parts.append(s.assign(mode=mode))
     s = pd.concat(parts)
     s = s.assign(**{"rate ×1e-4": 1e4 * s.rate, "95% CI ×1e-4": [f"{1e4 * lo:.2f}..{1e4 * hi:.2f}" for lo, hi in zip(s.rate_lo, s.rate_hi)]})
-    return (s.rename(columns={"n_used": "N", "req": "REQ", "req_messages": "requested msgs", "req_needed": "REQ needed"})
+    return (s.rename(columns={"n_used": "N", "req": "REQ", "req_messages": "requested msgs", "req_needed": "REQ needed",
+                              "req_after_end": "REQ after last slot", "req_nodes_after_end": "by processes"})
             .set_index(["mode", "clock_size", "load"])[["N", "k_used", "broadcasts", "REQ", "requested msgs", "REQ needed",
-                                                       "rate ×1e-4", "95% CI ×1e-4", "errors", "mean_hashes"]])
+                                                       "REQ after last slot", "by processes", "rate ×1e-4", "95% CI ×1e-4",
+                                                       "errors", "mean_hashes"]])
+
+
+def backlog(rows: pd.DataFrame) -> str:
+    """Which runs had requests after their last broadcast slot: processes left so far behind by
+    serial recovery that they request their backlog one message per round trip (about 5 per
+    second) until it is drained.  Their share of a point's requests is part of its rate."""
+    late = rows[rows.req_after_end > 0]
+    if late.empty:
+        return f"No run requested anything after its last broadcast slot ({len(rows)} runs)."
+    share = late.req_after_end / late.req
+    worst = late.loc[share.idxmax()]
+    return (f"{len(late)} of {len(rows)} runs requested messages after their last broadcast slot "
+            f"({int(late.req_after_end.sum())} requests, from 1 to {int(late.req_nodes_after_end.max())} "
+            f"processes per run); the largest share is {share.max():.0%} of the requests of "
+            f"{worst.hash_mode} mode, M = {int(worst.clock_size)}, {worst.load:g} msg/s, "
+            f"scaling {worst.scaling}, k {worst.k_mode}.")
 
 
 def plot(rows: pd.DataFrame):
