@@ -519,32 +519,36 @@ def authors_test(st, i, m, now):
 # ------------------------------------------------------------------------------------------
 
 
+# The helpers below take the state's arrays rather than the state: each read of a field of ``st``
+# costs an atomic reference count increment and decrement, which inside the search's loops took
+# about a third of a residual-mode run.
+
+
 @numba.njit(cache=True)
-def _candidate(st, i, a, stamp):
+def _candidate(c_stamp, c_val, cnt, i, a, stamp):
     """How many messages of a the candidate past still counts (p_i's count unless lowered)."""
-    if st.c_stamp[a] == stamp:
-        return st.c_val[a]
-    return np.int64(st.cnt[i, a])
+    if c_stamp[a] == stamp:
+        return c_val[a]
+    return np.int64(cnt[i, a])
 
 
 @numba.njit(cache=True)
-def _fits(st, a):
+def _fits(delta, f_ent, k, a):
     """inc_a <= δ: removing one message of a keeps the surplus non-negative."""
-    for t in range(st.k):
-        if st.delta[st.f_ent[a, t]] < 1:
+    for t in range(k):
+        if delta[f_ent[a, t]] < 1:
             return False
     return True
 
 
 @numba.njit(cache=True)
-def _shift(st, a, by):
+def _shift(delta, f_ent, k, a, by):
     """δ -= by·inc_a; returns the change in the number of non-zero entries and whether one went
     negative."""
     changed = 0
     negative = False
-    delta = st.delta
-    for t in range(st.k):
-        x = st.f_ent[a, t]
+    for t in range(k):
+        x = f_ent[a, t]
         old = delta[x]
         new = old - by
         delta[x] = new
@@ -577,7 +581,8 @@ def residual_test(st, i, m, arrival):
         return False, 1, -1
     nonzero = 0
     V, need, delta = st.V, st.msg_need, st.delta
-    for x in range(st.msize):
+    msize = st.msize
+    for x in range(msize):
         d = V[i, x] - need[m, x]
         delta[x] = d
         nonzero += int(d != 0)
@@ -592,6 +597,7 @@ def residual_test(st, i, m, arrival):
     oldest = _ns(arrival - st.tau)
     pool, msg_src, msg_seq = st.pool, st.msg_src, st.msg_seq
     known, value, u_list = st.cN_known, st.cN_val, st.u_list
+    c_stamp, c_val, cnt, f_ent, k = st.c_stamp, st.c_val, st.cnt, st.f_ent, st.k
     uncertain = 0
     searched = False
     early = _ns(st.msg_time[m] - EXTRA_MARGIN)
@@ -616,14 +622,14 @@ def residual_test(st, i, m, arrival):
             uncertain += 1
             continue
         c = msg_seq[e]
-        now_counted = _candidate(st, i, a, stamp)
+        now_counted = _candidate(c_stamp, c_val, cnt, i, a, stamp)
         if c > now_counted:
             continue  # already removed with an older message of a
-        changed, negative = _shift(st, a, now_counted - c + 1)
+        changed, negative = _shift(delta, f_ent, k, a, now_counted - c + 1)
         nonzero += changed
         h = h + past_term(a, c - 1) - past_term(a, now_counted)
-        st.c_stamp[a] = stamp
-        st.c_val[a] = c - 1
+        c_stamp[a] = stamp
+        c_val[a] = c - 1
         if negative:
             return True, hashes - 1, FLAG_NEGATIVE
         if nonzero == 0:
@@ -634,11 +640,11 @@ def residual_test(st, i, m, arrival):
 
 
 @numba.njit(cache=True)
-def _remove(st, a, c, by):
+def _remove(delta, f_ent, k, c_val, a, c, by):
     """Candidate past: count c − by messages of a instead of c (by = 1 removes, −1 restores);
     returns (change in non-zero surplus entries, change of the hash)."""
-    changed, _ = _shift(st, a, by)
-    st.c_val[a] = c - by
+    changed, _ = _shift(delta, f_ent, k, a, by)
+    c_val[a] = c - by
     return changed, past_term(a, c - by) - past_term(a, c)
 
 
@@ -649,32 +655,38 @@ def _search(st, i, m, stamp, uncertain, nonzero, h):
     several times.  Leaves δ and the candidate counts as it found them unless it matches."""
     target = st.msg_hres[m]
     mark = _next_stamp(st)
+    delta, f_ent, k = st.delta, st.f_ent, st.k
+    c_stamp, c_val, cnt = st.c_stamp, st.c_val, st.cnt
+    u_list, u_stamp, s_stamp, s_list = st.u_list, st.u_stamp, st.s_stamp, st.s_list
+    msg_src, msg_seq, seq_msg = st.msg_src, st.msg_seq, st.seq_msg
+    d_next, d_sender = st.d_next, st.d_sender
+    l_res, dfs_budget = st.l_res, st.dfs_budget
     senders = 0
     for t in range(uncertain):
-        e = st.u_list[t]
-        a = st.msg_src[e]
-        counted = _candidate(st, i, a, stamp)
-        if st.msg_seq[e] <= counted and _fits(st, a):
-            st.u_stamp[e] = mark  # δ only shrinks: a sender that does not fit now never will
-            st.c_val[a] = counted
-            st.c_stamp[a] = stamp
-            if st.s_stamp[a] != mark:
-                st.s_stamp[a] = mark
-                st.s_list[senders] = a
+        e = u_list[t]
+        a = msg_src[e]
+        counted = _candidate(c_stamp, c_val, cnt, i, a, stamp)
+        if msg_seq[e] <= counted and _fits(delta, f_ent, k, a):
+            u_stamp[e] = mark  # δ only shrinks: a sender that does not fit now never will
+            c_val[a] = counted
+            c_stamp[a] = stamp
+            if s_stamp[a] != mark:
+                s_stamp[a] = mark
+                s_list[senders] = a
                 senders += 1
     nodes = 1
     hashes = 0
     depth = 0
-    st.d_next[0] = 0
+    d_next[0] = 0
     reason = FLAG_NO_MATCH
     while True:
-        t = st.d_next[depth]
+        t = d_next[depth]
         descended = False
         while t < senders:
-            a = st.s_list[t]
-            c = st.c_val[a]
-            if c >= 1 and _fits(st, a) and st.u_stamp[st.seq_msg[a, c]] == mark:
-                changed, dh = _remove(st, a, c, 1)
+            a = s_list[t]
+            c = c_val[a]
+            if c >= 1 and _fits(delta, f_ent, k, a) and u_stamp[seq_msg[a, c]] == mark:
+                changed, dh = _remove(delta, f_ent, k, c_val, a, c, 1)
                 nonzero += changed
                 h += dh
                 nodes += 1
@@ -683,20 +695,20 @@ def _search(st, i, m, stamp, uncertain, nonzero, h):
                     if _match(st, h, target):
                         st.counters[C_DFS_NODES] += nodes
                         return False, hashes, -1
-                    changed, dh = _remove(st, a, c - 1, -1)
+                    changed, dh = _remove(delta, f_ent, k, c_val, a, c - 1, -1)
                     nonzero += changed
                     h += dh
                     t += 1
-                    if hashes >= st.l_res or nodes >= st.dfs_budget:
+                    if hashes >= l_res or nodes >= dfs_budget:
                         reason = FLAG_BUDGET
                         break
                     continue
-                st.d_next[depth] = t + 1
-                st.d_sender[depth] = a
+                d_next[depth] = t + 1
+                d_sender[depth] = a
                 depth += 1
-                st.d_next[depth] = t  # the same sender may be removed again
+                d_next[depth] = t  # the same sender may be removed again
                 descended = True
-                if nodes >= st.dfs_budget:
+                if nodes >= dfs_budget:
                     reason = FLAG_BUDGET
                 break
             t += 1
@@ -705,14 +717,14 @@ def _search(st, i, m, stamp, uncertain, nonzero, h):
         if descended:
             continue
         depth -= 1
-        a = st.d_sender[depth]
-        changed, dh = _remove(st, a, st.c_val[a], -1)
+        a = d_sender[depth]
+        changed, dh = _remove(delta, f_ent, k, c_val, a, c_val[a], -1)
         nonzero += changed
         h += dh
     while depth > 0:  # leave δ and the counts as they were
         depth -= 1
-        a = st.d_sender[depth]
-        _remove(st, a, st.c_val[a], -1)
+        a = d_sender[depth]
+        _remove(delta, f_ent, k, c_val, a, c_val[a], -1)
     st.counters[C_DFS_NODES] += nodes
     return True, hashes, reason
 
