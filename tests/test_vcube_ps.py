@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from causal_lab import oracle
-from causal_lab.engine import network, rng
+from causal_lab.engine import events, network, rng
 from causal_lab.families.vcube_ps import workload as pubsub_workload
 from causal_lab.topology import vcube as topology
 from causal_lab.families.vcube_ps import kernel as vp
@@ -214,10 +214,11 @@ def kernel_children(st, i, h, everyone=False):
     return [int(k) for k in st.chd[:count]]
 
 
-def kernel_state(d, members, mode=vp.VCUBE_PS):
-    """A fresh kernel state with ``members`` installed as the consistent initial views (A7)."""
+def kernel_state(d, members, mode=vp.VCUBE_PS, capacity=1):
+    """A fresh kernel state with ``members`` installed as the consistent initial views (A7),
+    room for ``capacity`` messages."""
     n = 1 << d
-    st = vp.new_state(d, len(members), mode, 1, vp.thesis_network(),
+    st = vp.new_state(d, len(members), mode, capacity, vp.thesis_network(),
                       np.random.SeedSequence(0), np.zeros(len(members), np.int64))
     initial = np.zeros((len(members), n), bool)
     for t, ms in enumerate(members):
@@ -598,6 +599,34 @@ def test_static_invariants_vcube_ps_variants(options):
         assert (run.barrier_size[run.pubs] > sizes).any()
     if "net" in options:
         assert run.counters["delay_sum"] > 0.0
+
+
+def test_ack_data_is_taken_again_after_the_view_was_replaced():
+    """A4:75-76 at relay 4 of a SUB wave: each ACK adds its membership tuples to the slot's
+    data, and a subscriber's view takes the whole data.  The kernel walks only the tuples an ACK
+    brought, unless the view did not take the earlier ones (4 was no subscriber at the first
+    ACK) or was replaced since (4 subscribed in between): then the whole data again."""
+    st = kernel_state(3, [{5}], capacity=4)
+    st.n_msgs[0] = 1  # message 0: node 0's SUB, whose ACKs climb to 4
+    q = events.EventQueue([(1e9, 0, 0, 0, 0)], np.ones(1, np.int64))  # never run: the copies sent go there
+    e = vp._new_slot(st, 0, 0, 4, 0)  # 4's slot of message 0: 4 ACKs expected
+    views = np.asarray(st.views).reshape(8, 8)
+
+    def ack(child, node, code, now):
+        carrier = vp._new_slot(st, 4, e, 0, 0)
+        vp._append_tuple(st, carrier, node, code)
+        vp._on_ack(st, q, carrier, 4, child, e, now)
+        return {int(x): int(views[4, x]) for x in np.flatnonzero(views[4])}
+
+    assert ack(5, 5, 7, 304.0) == {}  # not a subscriber: part 2 does not run (A4:68)
+    vp._op(st, q, SUB, 4, 0, 400.0)  # the view is replaced by 4's own SUB tuple (A3:6)
+    own = int(views[4, 4])
+    assert ack(6, 7, 9, 506.0) == {4: own, 5: 7, 7: 9}  # the first ACK's tuple too
+    assert ack(2, 2, 11, 507.0) == {4: own, 5: 7, 7: 9, 2: 11}
+    vp._op(st, q, UNS, 4, 0, 600.0)
+    vp._op(st, q, SUB, 4, 0, 700.0)
+    own = int(views[4, 4])
+    assert ack(1, 1, 13, 800.0) == {4: own, 5: 7, 7: 9, 2: 11, 1: 13}
 
 
 def test_new_subscribers_racing_views_converge():
