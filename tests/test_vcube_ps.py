@@ -601,6 +601,7 @@ def test_static_invariants_vcube_ps_variants(options):
         assert run.counters["delay_sum"] > 0.0
 
 
+@pytest.mark.filterwarnings("ignore::numba.NumbaPendingDeprecationWarning")  # the queue: a Python list
 def test_ack_data_is_taken_again_after_the_view_was_replaced():
     """A4:75-76 at relay 4 of a SUB wave: each ACK adds its membership tuples to the slot's
     data, and a subscriber's view takes the whole data.  The kernel walks only the tuples an ACK
