@@ -38,7 +38,7 @@ $(BROWSER) &:
 figures: $(DONE)
 	@$(BIN)/python -m causal_lab.figures --summary --scale $(SCALE)
 
-$(STAMPS)/%.done: | $(STAMP) build/kernels.done
+$(STAMPS)/%.done: | $(STAMP) build/kernels.done build/spark-classes.done
 	@mkdir -p $(@D)
 	$(BIN)/python -m causal_lab.figures --scale $(SCALE) --only $*.ipynb && touch $@ || true
 
@@ -47,6 +47,12 @@ $(STAMPS)/%.done: | $(STAMP) build/kernels.done
 build/kernels.done: $(SOURCES) | $(STAMP)
 	@mkdir -p $(@D)
 	$(BIN)/python -m causal_lab.warm && touch $@ || echo "kernel warm-up failed: kernels compile on first use"
+
+# the Spark driver's class archive (causal_lab/spark.py: every Spark start maps it instead of
+# loading Spark's classes anew); made again with the environment; if it fails, Spark starts without
+build/spark-classes.done: $(STAMP)
+	@mkdir -p $(@D)
+	$(BIN)/python -m causal_lab.spark && touch $@ || echo "no Spark class archive: Spark starts without it"
 
 build/deps.mk: $(NOTEBOOKS) $(SOURCES) | $(STAMP)
 	$(BIN)/python -m causal_lab.figures --deps $@
@@ -67,7 +73,7 @@ timings: $(STAMP)
 ## pytest workers (TEST_JOBS), each test file or notebook kept whole on one (--dist loadscope: a
 ## notebook's cells run in order in one kernel)
 TEST_JOBS ?= 2
-test: $(STAMP) $(BROWSER) build/kernels.done
+test: $(STAMP) $(BROWSER) build/kernels.done build/spark-classes.done
 	CAUSAL_LAB_SCALE=smoke $(BIN)/python -m pytest --nbval-lax --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider \
 		-n $(TEST_JOBS) --dist loadscope tests notebooks
@@ -89,7 +95,7 @@ report: $(STAMP)
 	$(BIN)/python -m causal_lab.report
 
 ## make lab: JupyterLab on notebooks/ (also as root, as in most reviewers' containers)
-lab: $(STAMP)
+lab: $(STAMP) build/spark-classes.done
 	$(BIN)/jupyter lab notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 clean-smoke:

@@ -15,6 +15,7 @@ import pytest
 from scipy import stats
 
 import causal_lab.sweep as sweep
+from causal_lab import spark
 from causal_lab.params import Param, ParameterError
 from causal_lab.sweep import STRAY_AGE_S, plan, run_sweep, summarize, task_seed
 from toy_experiment import TOY
@@ -219,6 +220,16 @@ def test_summarize_agrees_with_pandas(default_sweep):
         np.testing.assert_allclose(summary[f"{m}_ci95"], half, rtol=1e-12)
     only_k = summarize(TOY, out, metrics=["k"])
     assert list(only_k.columns) == [*params, "reps", "k_mean", "k_std", "k_ci95"]
+
+
+@pytest.mark.spark
+def test_the_driver_maps_the_class_archive_that_make_built(default_sweep):
+    archive = spark.class_archive()
+    if not archive.is_file():
+        pytest.skip("no class archive: make builds it (build/spark-classes.done)")
+    jvm = spark.spark_session().sparkContext._jvm
+    args = list(jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
+    assert f"-XX:SharedArchiveFile={archive}" in " ".join(args).split()
 
 
 def test_ci95_is_the_student_t_half_width():
