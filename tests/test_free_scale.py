@@ -148,6 +148,12 @@ def test_generation_gaps_and_window():
     assert np.all(np.diff(s.times) >= 0) and len(s.times) == pytest.approx(20 * 5000 / 80, rel=0.02)
 
 
+def test_an_integer_window_is_stored_as_floats():
+    """The kernels' state type follows the window's types: an int window compiled them anew."""
+    w = workload.Window(300, 1500)
+    assert (type(w.start), type(w.end)) == (float, float) and (w.start, w.end) == (300.0, 1500.0)
+
+
 def test_fixed_rate_gaps_meet_the_original_at_n_star():
     """Spec §6.6: at N* = R / 12.5 the fixed-rate gap law is the original one."""
     assert experiments.fixed_rate_gaps(80, 1000.0, 0.125, 1 / 16) == (80.0, 5.0, 70.0, 90.0)

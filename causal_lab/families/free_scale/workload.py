@@ -28,10 +28,17 @@ STARTS = ("random_phase", "one_gap")
 @dataclasses.dataclass(frozen=True)
 class Window:
     """Warm-up and measurement window in ms: metrics count what is sent or delivered in
-    [start, end); generation stops at ``end``."""
+    [start, end); generation stops at ``end``.  Both are stored as floats whatever they are given
+    as: a kernel state's type follows them, and ``Window(300, 1500)`` would otherwise give the
+    kernels a state type of their own, compiled anew for about 100 s instead of loaded from the
+    cache the warm-up filled."""
 
     start: float
     end: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "start", float(self.start))
+        object.__setattr__(self, "end", float(self.end))
 
 
 def window(n_peers: int, gap_mean_ms: float, warmup_s: float, measure_s: float,
