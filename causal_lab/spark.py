@@ -49,7 +49,7 @@ _QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 # thousands of classes of Spark's jars.  An archive of the classes a sweep loads, written once by
 # ``python -m causal_lab.spark`` (``make`` does it), is mapped instead: measured on 2 cores
 # shared with a sweep, starting Spark and running its first job took 13.6-14.1 s without and
-# 8.2 s with it, in every notebook, test and Spark session.  A missing archive just means the
+# 8.2-9.6 s with it, in every notebook, test and Spark session.  A missing archive just means the
 # slower start; one the JVM rejects (another JDK, another class path) is ignored, silently:
 # its warnings would land in notebook outputs.
 _QUIET_CDS = "-Xlog:cds=off -Xlog:cds+dynamic=off"

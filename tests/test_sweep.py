@@ -223,7 +223,7 @@ def test_summarize_agrees_with_pandas(default_sweep):
 
 
 @pytest.mark.spark
-def test_the_driver_maps_the_class_archive_that_make_built(default_sweep):
+def test_the_driver_maps_the_class_archive_that_make_built():
     archive = spark.class_archive()
     if not archive.is_file():
         pytest.skip("no class archive: make builds it (build/spark-classes.done)")

@@ -4,9 +4,10 @@ every node publishing once and 5-7 CPU-s for one publisher at N = 4096; the targ
 thesis Figure 5.11's dearest point), VCube-PS and the SRPT-S baseline, is timed over
 ``CHURN_MINUTES`` simulated minutes and extrapolated to the thesis's 120 minutes; target <= 10
 minutes per replication.  Twenty minutes, not fewer: the cost per simulated minute is not flat
-early on; extrapolated from 4 minutes VCube-PS came to 435 CPU-s per 120 minutes, from 20 minutes
-to 391 (SRPT-S: 247; oracle included, as here), and whole 120-minute runs of notebook 37 at the paper scale took 373 s each (SRPT-S: 263;
-wall, on a Spark worker, metrics and oracle included)."""
+early on; extrapolated from 4 minutes VCube-PS came to 435 CPU-s per 120 minutes, from 20
+minutes to 391 (SRPT-S: 247; oracle included, as here), and whole 120-minute runs of notebook 37
+at the paper scale took 373 s each (SRPT-S: 263; wall, on a Spark worker, metrics and oracle
+included)."""
 
 from __future__ import annotations
 
