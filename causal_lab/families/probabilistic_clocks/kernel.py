@@ -1324,11 +1324,15 @@ class Run(BaseRun):
         return report
 
     def errors_per_second(self, report: oracle.Report) -> np.ndarray:
-        """Out-of-order deliveries (oracle flags) in each whole second of simulated time."""
-        flags = report.delivery_error.astype(np.int64)
-        marks = np.minimum(self.sec_log, len(flags))
-        cum = np.r_[0, np.cumsum(flags)]
-        return cum[marks[1:]] - cum[marks[:-1]]
+        """Out-of-order deliveries (oracle flags) in each whole second of simulated time.
+
+        Errors are a few per 10^5 deliveries: counting their log positions below each second's
+        mark takes one pass over the flags, where a running sum of a 3.6 x 10^7-entry log
+        (Figure 7 at the default scale) took 2 s per run."""
+        errors = np.flatnonzero(report.delivery_error)
+        marks = np.minimum(self.sec_log, len(report.delivery_error))
+        below = np.searchsorted(errors, marks)  # errors at log positions < mark
+        return below[1:] - below[:-1]
 
 
 def message_clock(st, b: int) -> list[list[int]]:
