@@ -61,8 +61,9 @@ from __future__ import annotations
 
 import dataclasses
 
-import numba
 import numpy as np
+
+from causal_lab.engine.jit import njit
 
 BROADCAST = 0
 DELIVER = 1
@@ -272,7 +273,7 @@ def _report(n_procs, n_msgs, parts, flags=None) -> Report:
                   delivery_late=None if flags is None else (flags & FLAG_LATE) != 0)
 
 
-@numba.njit(cache=True)
+@njit
 def _lifetimes(kind, msg, n_msgs):
     """Last log index of every message, and how many vector clocks the log alone keeps alive at
     once (broadcast seen, last use not yet passed)."""
@@ -290,7 +291,7 @@ def _lifetimes(kind, msg, n_msgs):
     return last_use, most
 
 
-@numba.njit(cache=True)
+@njit
 def _split(kind, node, msg, topic_idx, local, n_topics):
     """Group the log by topic (a stable counting sort), with per-topic message ids."""
     start = np.zeros(n_topics + 1, np.int64)
@@ -314,7 +315,7 @@ def _split(kind, node, msg, topic_idx, local, n_topics):
     return start, t_kind, t_node, t_msg, t_where
 
 
-@numba.njit(cache=True)
+@njit
 def _late_immediate(n, n_msgs, kind, node, msg):
     """``late_immediate`` on one topic's renumbered log.  ``before[m']``: what the publisher of
     m' had delivered when it broadcast m'; ``owed[q]``: the union of ``before`` over everything
@@ -337,7 +338,7 @@ def _late_immediate(n, n_msgs, kind, node, msg):
     return late
 
 
-@numba.njit(cache=True)
+@njit
 def _release(p, pend_refs, row, last_use, k, free_rows):
     """One pending reference to p is gone: free its vector clock if nothing needs it any more."""
     pend_refs[p] -= 1
@@ -346,7 +347,7 @@ def _release(p, pend_refs, row, last_use, k, free_rows):
         row[p] = -1
 
 
-@numba.njit(cache=True)
+@njit
 def _flush(q, know, pend, pend_len, pend_refs, pool, row, last_use, k, free_rows):
     """Merge q's pending vector clocks into know[q] (which then equals K[q])."""
     for i in range(pend_len[q]):
@@ -359,7 +360,7 @@ def _flush(q, know, pend, pend_len, pend_refs, pool, row, last_use, k, free_rows
     pend_len[q] = 0
 
 
-@numba.njit(cache=True)
+@njit
 def _ahead(prefix, q, vc, a):
     """Whether vc[b] > prefix[q, b] for a source b != a: some message of m's causal past
     (vector clock ``vc``) from another source than m's own ``a`` is not delivered yet at q.
@@ -375,7 +376,7 @@ def _ahead(prefix, q, vc, a):
     return ahead > (prefix[q, a] < vc[a])
 
 
-@numba.njit(cache=True)
+@njit
 def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows, pending_limit):
     """Replay the log once; the counts, the ``seen`` bits and the first examples."""
     src = np.full(n_msgs, -1, np.int64)

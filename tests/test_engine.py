@@ -141,3 +141,19 @@ def test_every_family_names_the_network_the_same_way():
             assert set(network.PARAMETER_NAMES) <= names, experiment.name
             point = {p.name: p.default for p in experiment.params}
             assert isinstance(network.from_point(point), network.Network)
+
+
+def test_a_kernel_compiles_once_for_constants_narrow_ints_and_int64():
+    """``engine.jit.njit``: a call with a literal, an int32 and an int64 share one version."""
+    from causal_lab.engine.jit import njit
+
+    @njit
+    def twice(x, flag):
+        return 2 * x if flag else x
+
+    @njit
+    def caller(narrow, wide):
+        return twice(0, True) + twice(narrow[0], False) + twice(wide, True)
+
+    assert caller(np.array([5], np.int32), 7) == 0 + 5 + 14
+    assert [str(s) for s in twice.signatures] == ["(int64, bool)"]

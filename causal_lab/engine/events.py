@@ -7,7 +7,7 @@ inside compiled code: ``kind`` says what happens and ``a``, ``b`` are integer id
 packet, a schedule index...).  ``seq`` breaks ties first-in first-out, which makes runs
 deterministic for a given seed.
 
-Use from a ``numba.njit`` kernel::
+Use from a compiled kernel (``causal_lab.engine.jit.njit``)::
 
     q = new_queue()
     schedule(q, 0.0, BROADCAST, node, 0)
@@ -24,29 +24,31 @@ from collections import namedtuple
 import numba
 import numpy as np
 
+from causal_lab.engine.jit import njit
+
 EventQueue = namedtuple("EventQueue", "heap seq")
 
 
-@numba.njit(cache=True)
+@njit
 def new_queue():
     heap = [(0.0, np.int64(0), np.int64(0), np.int64(0), np.int64(0))]
     heap.pop()  # the dummy item only fixes the element type of the list
     return EventQueue(heap, np.zeros(1, np.int64))
 
 
-@numba.njit(cache=True)
+@njit
 def schedule(q, time, kind, a, b):
     heapq.heappush(q.heap, (float(time), q.seq[0], np.int64(kind), np.int64(a), np.int64(b)))
     q.seq[0] += 1
 
 
-@numba.njit(cache=True)
+@njit
 def pop(q):
     time, _, kind, a, b = heapq.heappop(q.heap)
     return time, kind, a, b
 
 
-@numba.njit(cache=True)
+@njit
 def peek(q):
     """The next event's kind and payload ``(kind, a, b)``, left in the queue: a kernel may start
     loading what that event will read (``causal_lab.engine.memory.prefetch``).  The queue must
@@ -55,17 +57,17 @@ def peek(q):
     return kind, a, b
 
 
-@numba.njit(cache=True)
+@njit
 def empty(q):
     return len(q.heap) == 0
 
 
-@numba.njit(cache=True)
+@njit
 def pending(q):
     return len(q.heap)
 
 
-@numba.njit(cache=True)
+@njit
 def ring_benchmark(n_nodes, in_flight, hops):
     """The bare scheduling loop of ``make bench``: tokens hop around a ring of nodes.
 

@@ -29,10 +29,10 @@ import dataclasses
 import math
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
 from causal_lab.engine import rng
+from causal_lab.engine.jit import njit
 from causal_lab.params import Param, non_negative
 
 TPP_CONSTANT = 0
@@ -128,7 +128,7 @@ def new_state(n_nodes: int) -> NetState:
     return NetState(np.zeros(n_nodes, np.float64), np.zeros(n_nodes, np.int64))
 
 
-@numba.njit(cache=True)
+@njit
 def delay(p, key, a, b):
     """The model's propagation law (constant, or normal with negative draws redrawn or clipped),
     drawn from the counter-based stream ``key`` at counters ``(a, b)``."""
@@ -145,13 +145,13 @@ def delay(p, key, a, b):
         attempt += 1
 
 
-@numba.njit(cache=True)
+@njit
 def propagation(p, sender, k):
     """The k-th propagation delay of ``sender``."""
     return delay(p, p.key, sender, k)
 
 
-@numba.njit(cache=True)
+@njit
 def depart(p, s, sender, now):
     """Put one packet into ``sender``'s FIFO queue at ``now``; return (departure time, queue
     wait).  Counts the packet, so the next ``propagation`` counter of ``sender`` is
@@ -163,7 +163,7 @@ def depart(p, s, sender, now):
     return start + p.t_t, start - ready
 
 
-@numba.njit(cache=True)
+@njit
 def send(p, s, sender, now):
     """Put one packet into ``sender``'s queue at ``now``; return (arrival time, queue wait)."""
     k = s.sent[sender]
@@ -171,7 +171,7 @@ def send(p, s, sender, now):
     return departure + propagation(p, sender, k), wait
 
 
-@numba.njit(cache=True)
+@njit
 def send_on_link(p, s, sender, receiver, now, key):
     """``send`` over a link whose propagation delay is drawn once for the whole run (counters
     ``(sender, receiver)`` of the stream ``key``): every use of the link costs the same, so the
@@ -180,7 +180,7 @@ def send_on_link(p, s, sender, receiver, now, key):
     return departure + delay(p, key, sender, receiver), wait
 
 
-@numba.njit(cache=True)
+@njit
 def bypass(p, s, sender, now):
     """A message that does not occupy the sending queue (VCube-PS ``ack_cost = free``, spec
     §3.2 and ambiguity A4): it only pays the propagation delay; returns its arrival time."""

@@ -20,8 +20,9 @@ from __future__ import annotations
 import math
 import zlib
 
-import numba
 import numpy as np
+
+from causal_lab.engine.jit import njit
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -51,21 +52,21 @@ def stream_key(seed: np.random.SeedSequence, name: str) -> np.uint64:
     return child(seed, name).generate_state(1, np.uint64)[0]
 
 
-@numba.njit(cache=True)
+@njit
 def _mix(z):
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     return z ^ (z >> _S31)
 
 
-@numba.njit(cache=True)
+@njit
 def uniform(key, a, k):
     """Uniform draw in (0, 1) for counter ``k`` of sub-stream ``a`` (both non-negative ints)."""
     z = _mix(np.uint64(key) + np.uint64(a) * _STREAM) + np.uint64(k) * _GOLDEN
     return ((_mix(z) >> _S11) + 0.5) * _TWO53
 
 
-@numba.njit(cache=True)
+@njit
 def normal(key, a, k):
     """Standard normal draw (Box-Muller on two counter-based uniforms)."""
     u1 = uniform(key, a, 2 * k)

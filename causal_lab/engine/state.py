@@ -32,6 +32,8 @@ import numpy as np
 from numba.experimental import structref
 from numba.extending import intrinsic
 
+from causal_lab.engine.jit import njit
+
 LOG_KIND, LOG_NODE, LOG_MSG = range(3)
 LOG_COLUMNS = 3
 
@@ -92,7 +94,7 @@ def _fill(typingctx, struct, values):
     return numba.types.void(struct, values), codegen
 
 
-@numba.njit(cache=True)
+@njit
 def _construct(struct_type, values):
     """A new struct of ``struct_type`` holding ``values``.
 
@@ -119,7 +121,7 @@ def _get(typingctx, struct, name):
     return field_type(struct, name), codegen
 
 
-@numba.njit(cache=True)
+@njit
 def _field(instance, name):
     """Python's view of one field (``State.<field>``), cached on disk per type and field: a
     getter compiled on each first read cost 0.1-0.3 s per field per process."""
@@ -141,7 +143,7 @@ def new_log(rows: int = 1024) -> np.ndarray:
     return table(LOG_COLUMNS, rows)
 
 
-@numba.njit(cache=True)
+@njit
 def grown(a, need):
     """``a`` itself if it holds at least ``need`` items, else a copy at least twice as large."""
     if need <= len(a):
@@ -151,7 +153,7 @@ def grown(a, need):
     return b
 
 
-@numba.njit(cache=True)
+@njit
 def grown_rows(a, need):
     """``grown`` for a table: ``a`` itself if it has ``need`` rows, else a copy with at least
     twice as many."""
@@ -162,7 +164,7 @@ def grown_rows(a, need):
     return b
 
 
-@numba.njit(cache=True)
+@njit
 def append(tab, tops, fill):
     """A new row at the end of ``tab`` (fill level ``tops[fill]``); returns (table, row)."""
     e = tops[fill]
@@ -170,7 +172,7 @@ def append(tab, tops, fill):
     return grown_rows(tab, e + 1), e
 
 
-@numba.njit(cache=True)
+@njit
 def full(tab, tops, fill):
     """Whether the next ``append`` must grow ``tab``: hot paths (the log, one entry per
     delivery) test this first and assign the struct field only then, since storing an array
@@ -178,7 +180,7 @@ def full(tab, tops, fill):
     return tops[fill] >= tab.shape[0]
 
 
-@numba.njit(cache=True)
+@njit
 def take(tab, tops, fill, free, link):
     """A row for a new record: the head of the free list ``tops[free]`` (-1: empty), whose rows
     are linked through column ``link``, else a new row at the end; returns (table, row)."""
@@ -189,14 +191,14 @@ def take(tab, tops, fill, free, link):
     return append(tab, tops, fill)
 
 
-@numba.njit(cache=True)
+@njit
 def release(tab, tops, free, link, e):
     """Give row ``e`` back to the free list ``tops[free]``."""
     tab[e, link] = tops[free]
     tops[free] = e
 
 
-@numba.njit(cache=True)
+@njit
 def log(st, top, kind, node, msg):
     """Append (kind, node, message) to a kernel's event log, the input of ``causal_lab.oracle``.
 

@@ -7,7 +7,7 @@ Two layers live here.
   faults and topic membership included.  They are slow and exist so that tests and readers
   can hold the fast layer against the text.
 * Closed forms (``tree_parent``, ``n_tree_children``, ``tree_child``, ``is_tree_child``,
-  ``children_after``, ``tree_depth``) are ``numba.njit`` kernels for the fault-free,
+  ``children_after``, ``tree_depth``) are compiled kernels for the fault-free,
   full-membership case that the simulators use in their inner loops.
 
 Why the closed forms are equivalent.  By induction on ``s``, the recursive list
@@ -35,6 +35,8 @@ from collections import deque
 from collections.abc import Callable, Collection
 
 import numba
+
+from causal_lab.engine.jit import njit
 
 __all__ = [
     "cluster_list",
@@ -142,7 +144,7 @@ def children_topic(i: int, h: int, members: Collection[int] | None = None) -> li
 # --------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _lowbit(x):
     """Index of the lowest set bit of ``x > 0``."""
     p = 0
@@ -151,7 +153,7 @@ def _lowbit(x):
     return p
 
 
-@numba.njit(cache=True)
+@njit
 def _bitlen(x):
     """Number of bits needed for ``x >= 0`` (``int.bit_length`` is not available in numba)."""
     n = 0
@@ -160,7 +162,7 @@ def _bitlen(x):
     return n
 
 
-@numba.njit(cache=True)
+@njit
 def _popcount(x):
     """Number of set bits of ``x >= 0``."""
     n = 0
@@ -170,7 +172,7 @@ def _popcount(x):
     return n
 
 
-@numba.njit(cache=True)
+@njit
 def tree_parent(i, r):
     """Parent of ``i`` in ``r``'s tree, -1 for the root: flip the lowest bit where ``i``, ``r`` differ."""
     x = i ^ r
@@ -179,7 +181,7 @@ def tree_parent(i, r):
     return i ^ (x & -x)
 
 
-@numba.njit(cache=True)
+@njit
 def n_tree_children(i, r, d):
     """Number of children of ``i`` in ``r``'s tree of a ``d``-VCube (= its subtree height)."""
     x = i ^ r
@@ -188,7 +190,7 @@ def n_tree_children(i, r, d):
     return _lowbit(x)
 
 
-@numba.njit(cache=True)
+@njit
 def tree_child(i, r, k):
     """The ``k``-th child (0-based, ascending cluster order) of ``i`` in ``r``'s tree.
 
@@ -198,7 +200,7 @@ def tree_child(i, r, k):
     return i ^ (1 << k)
 
 
-@numba.njit(cache=True)
+@njit
 def is_tree_child(i, k, r):
     """Whether ``k`` is a child of ``i`` in ``r``'s tree, without listing ``i``'s children.
 
@@ -211,7 +213,7 @@ def is_tree_child(i, k, r):
     return ((i ^ r) & ((1 << (t + 1)) - 1)) == 0
 
 
-@numba.njit(cache=True)
+@njit
 def children_after(i, j):
     """Number of children of ``i`` in every tree where ``j`` is its parent: ``CLUSTER(j, i) - 1``.
 
@@ -221,7 +223,7 @@ def children_after(i, j):
     return _bitlen(i ^ j) - 1
 
 
-@numba.njit(cache=True)
+@njit
 def tree_depth(i, r):
     """Hop count from ``r`` to ``i`` in ``r``'s tree: one hop per bit where they differ."""
     return _popcount(i ^ r)

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import dataclasses
 
-import numba
 import numpy as np
 
 from causal_lab import oracle
+from causal_lab.engine.jit import njit
 from causal_lab.families.error_detectors import kernel
 
 PHANTOMS_PER_PASS = 1024
@@ -125,7 +125,7 @@ def _phantom_copies(n, req_node, req_logpos, req_delivered) -> np.ndarray:
     return copy
 
 
-@numba.njit(cache=True)
+@njit
 def _augmented_log(n, kind, node, msg, phantom_node, req_phantom, req_msg, req_logpos, req_delivered):
     """The log with the phantoms' entries: each phantom mirrors its process's entries as
     deliveries, delivers its requested messages at their REQ instants (returned: their indices

@@ -96,11 +96,11 @@ from __future__ import annotations
 import dataclasses
 import math
 
-import numba
 import numpy as np
 
 from causal_lab import oracle
 from causal_lab.engine import events, network, rng, state
+from causal_lab.engine.jit import njit
 from causal_lab.engine.run import Run as BaseRun
 from causal_lab.families.error_detectors.workload import Schedule
 from causal_lab.families.probabilistic_clocks import clocks
@@ -195,13 +195,13 @@ StateType, State = state.define("State", STATE_FIELDS, __name__)
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _ns(t):
     """A time in integer nanoseconds (pool entries keep their time in an int64 column)."""
     return np.int64(math.floor(t * 1e9))
 
 
-@numba.njit(cache=True)
+@njit
 def window_start(st, i):
     """Start (ns) of the authors' window of p_i's delivered messages: those received at most τ
     before p_i's last broadcast.  The authors' node prunes its list only when it broadcasts
@@ -212,7 +212,7 @@ def window_start(st, i):
     return _ns(st.last_bcast[i] - st.tau)
 
 
-@numba.njit(cache=True)
+@njit
 def past_term(a, c):
     """G(a, c): the hash of "the first c messages of sender a" (0 for c <= 0; spec A.6)."""
     if c <= 0:
@@ -220,13 +220,13 @@ def past_term(a, c):
     return hash_u64_nb(SALT_H, a, c)
 
 
-@numba.njit(cache=True)
+@njit
 def same_hash(h1, h2, mask):
     """Whether two hashes agree on the bits the configured width keeps."""
     return ((h1 ^ h2) & mask) == _ZERO
 
 
-@numba.njit(cache=True)
+@njit
 def _match(st, h, target):
     """A candidate's hash against the one m carries, on the kept bits.  A match of the kept bits
     whose full 64-bit values differ is a collision of the configured width (a wrong candidate
@@ -241,7 +241,7 @@ def _match(st, h, target):
     return True
 
 
-@numba.njit(cache=True)
+@njit
 def mostefaoui_agrees(V, i, need, m, f_ent, j):
     """A(i, m): some entry x of the sender has V_i[x] = m.V[x] − 1 (= need_m[x])."""
     for t in range(f_ent.shape[1]):
@@ -251,13 +251,13 @@ def mostefaoui_agrees(V, i, need, m, f_ent, j):
     return False
 
 
-@numba.njit(cache=True)
+@njit
 def _next_stamp(st):
     st.counters[C_STAMP] += 1
     return st.counters[C_STAMP]
 
 
-@numba.njit(cache=True)
+@njit
 def _latest_per_sender_hash(st, srcs, seqs, n):
     """Hash of a set given as (sender, seq) pairs: the latest message of each sender counts."""
     stamp = _next_stamp(st)
@@ -284,7 +284,7 @@ def _latest_per_sender_hash(st, srcs, seqs, n):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _compute_compatible(st, m, e, rel):
     j = st.msg_src[m]
     seen = st.deliv_pos[j, e]
@@ -305,7 +305,7 @@ def _compute_compatible(st, m, e, rel):
     return ok
 
 
-@numba.njit(cache=True)
+@njit
 def compatible(st, known, value, m, e, rel):
     """``e.V <= m.V - inc_j`` (REL_NEED) or ``e.V <= m.V`` (REL_V), cached per pair in the
     relation's ``known`` / ``value`` bit tables."""
@@ -328,7 +328,7 @@ def compatible(st, known, value, m, e, rel):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def authors_sender_hash(st, i, m, now):
     """What p_i attaches to its new message m: the hash of the latest message per sender among
     its window of deliveries (``window_start``) within the clock-difference bound (own ones
@@ -352,7 +352,7 @@ def authors_sender_hash(st, i, m, now):
     return _latest_per_sender_hash(st, srcs, seqs, n)
 
 
-@numba.njit(cache=True)
+@njit
 def _cm_refresh(st, m):
     """Bring C_m (messages d != m with d.V <= m.V and the difference bound) up to date with
     every message broadcast so far; its hash is the latest-per-sender hash of the set."""
@@ -395,7 +395,7 @@ def _cm_refresh(st, m):
         st.cm_hash[m] = _latest_per_sender_hash(st, srcs, seqs, n)
 
 
-@numba.njit(cache=True)
+@njit
 def _authors_fast(st, i, m, now):
     """P = C_m when p_i delivered all of C_m inside its window (sure for a message broadcast after
     the window's start); then its first subset is C_m itself."""
@@ -411,7 +411,7 @@ def _authors_fast(st, i, m, now):
     return _match(st, st.cm_hash[m], st.msg_hauth[m])
 
 
-@numba.njit(cache=True)
+@njit
 def _insert_p(st, n, d, key_sum, key_pos):
     """Insert d into P (n members), ordered by increasing clock difference (decreasing sum),
     ties by delivery order at the receiver (the older first, as the authors' insertion does)."""
@@ -425,7 +425,7 @@ def _insert_p(st, n, d, key_sum, key_pos):
     p_src[pos], p_seq[pos], p_g[pos] = st.msg_src[d], st.msg_seq[d], st.msg_G[d]
 
 
-@numba.njit(cache=True)
+@njit
 def _gather_p(st, i, m, now):
     """P at p_i, sorted; from C_m when every member's window test is decided by its broadcast
     time, else by scanning p_i's pool.  Returns |P|."""
@@ -463,7 +463,7 @@ def _gather_p(st, i, m, now):
     return size
 
 
-@numba.njit(cache=True)
+@njit
 def _subset_hash(st, n, dropped, distinct):
     """Hash of P without the members whose bit is set in ``dropped`` (latest per sender)."""
     if distinct:
@@ -484,7 +484,7 @@ def _subset_hash(st, n, dropped, distinct):
     return _latest_per_sender_hash(st, st.s_src, st.s_seq, kept)
 
 
-@numba.njit(cache=True)
+@njit
 def authors_test(st, i, m, now):
     """The authors' receiver test; returns (possible error, hashes computed, |P|)."""
     _cm_refresh(st, m)
@@ -524,7 +524,7 @@ def authors_test(st, i, m, now):
 # about a third of a residual-mode run.
 
 
-@numba.njit(cache=True)
+@njit
 def _candidate(c_stamp, c_val, cnt, i, a, stamp):
     """How many messages of a the candidate past still counts (p_i's count unless lowered)."""
     if c_stamp[a] == stamp:
@@ -532,7 +532,7 @@ def _candidate(c_stamp, c_val, cnt, i, a, stamp):
     return np.int64(cnt[i, a])
 
 
-@numba.njit(cache=True)
+@njit
 def _fits(delta, f_ent, k, a):
     """inc_a <= δ: removing one message of a keeps the surplus non-negative."""
     for t in range(k):
@@ -541,7 +541,7 @@ def _fits(delta, f_ent, k, a):
     return True
 
 
-@numba.njit(cache=True)
+@njit
 def _shift(delta, f_ent, k, a, by):
     """δ -= by·inc_a; returns the change in the number of non-zero entries and whether one went
     negative."""
@@ -557,7 +557,7 @@ def _shift(delta, f_ent, k, a, by):
     return changed, negative
 
 
-@numba.njit(cache=True)
+@njit
 def _residual_fast(st, i, m):
     """p_i's past before its r latest deliveries, r = the number of messages p_i delivered and
     m's sender had not if nothing of m's past is missing."""
@@ -570,7 +570,7 @@ def _residual_fast(st, i, m):
     return _match(st, h, st.msg_hres[m])
 
 
-@numba.njit(cache=True)
+@njit
 def residual_test(st, i, m, arrival):
     """Spec §3.4.2; returns (possible error, hashes computed, reason or -1)."""
     j, s = st.msg_src[m], st.msg_seq[m]
@@ -639,7 +639,7 @@ def residual_test(st, i, m, arrival):
     return flagged, hashes - 1 + tried, reason
 
 
-@numba.njit(cache=True)
+@njit
 def _remove(delta, f_ent, k, c_val, a, c, by):
     """Candidate past: count c − by messages of a instead of c (by = 1 removes, −1 restores);
     returns (change in non-zero surplus entries, change of the hash)."""
@@ -648,7 +648,7 @@ def _remove(delta, f_ent, k, c_val, a, c, by):
     return changed, past_term(a, c - by) - past_term(a, c)
 
 
-@numba.njit(cache=True)
+@njit
 def _search(st, i, m, stamp, uncertain, nonzero, h):
     """Depth-first search over removals of uncertain pool messages (spec §3.4.2 (b)): senders
     ordered by their latest counted pool message, most recent first; a sender may be removed
@@ -734,7 +734,7 @@ def _search(st, i, m, stamp, uncertain, nonzero, h):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _log(st, kind, node, msg, flags):
     """Append to the event log; returns the entry's index."""
     state.log(st, T_LOG, kind, node, msg)
@@ -748,7 +748,7 @@ def _log(st, kind, node, msg, flags):
     return pos
 
 
-@numba.njit(cache=True)
+@njit
 def _depart(st, sender, now):
     """When a packet handed to ``sender``'s sending queue at ``now`` leaves (t_pc, t_t)."""
     start = max(now + st.net.t_pc, st.server_free[sender])
@@ -756,7 +756,7 @@ def _depart(st, sender, now):
     return start + st.net.t_t
 
 
-@numba.njit(cache=True)
+@njit
 def _account_delivery(st, i, m, now, received):
     """Everything a delivery of m at p_i changes besides the log: pool, counts and their hash."""
     a = st.msg_src[m]
@@ -777,7 +777,7 @@ def _account_delivery(st, i, m, now, received):
         st.pool_top[i] = top + 1
 
 
-@numba.njit(cache=True)
+@njit
 def _broadcast(st, q, b, i, slot, now):
     if st.serial and st.in_rec[i]:
         st.counters[C_SKIPPED] += 1  # the authors' node skips its slot while recovering
@@ -835,7 +835,7 @@ def _broadcast(st, q, b, i, slot, now):
         _release_flight(st, f)
 
 
-@numba.njit(cache=True)
+@njit
 def _flight_slot(st):
     """A free row of the in-flight tables (one row per broadcast whose copies are travelling)."""
     if st.tops[T_FLIGHT] == 0:
@@ -854,13 +854,13 @@ def _flight_slot(st):
     return st.fl_free[st.tops[T_FLIGHT]]
 
 
-@numba.njit(cache=True)
+@njit
 def _release_flight(st, f):
     st.fl_free[st.tops[T_FLIGHT]] = f
     st.tops[T_FLIGHT] += 1
 
 
-@numba.njit(cache=True)
+@njit
 def _on_copy(st, q, f, c, now):
     """The c-th arrival of in-flight broadcast f: schedule the next one, then receive.  This is
     the reception of m at its receiver: each receiver gets one copy, and a reply (RSP) carries
@@ -874,7 +874,7 @@ def _on_copy(st, q, f, c, now):
     _on_app(st, q, m, r, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _add_latency(st, which, m, now):
     """Add ``now`` minus m's broadcast instant to the latency sum ``which`` (L_RECEPTION or
     L_DELIVERY): the cross-family means without keeping an instant per (message, process)."""
@@ -887,7 +887,7 @@ def _add_latency(st, which, m, now):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _new_record(st, m, i, arrival):
     st.rec, r = state.take(st.rec, st.tops, T_REC, T_FREE, R_NEXT)
     st.rec_time = state.grown(st.rec_time, r + 1)
@@ -900,7 +900,7 @@ def _new_record(st, m, i, arrival):
     return r
 
 
-@numba.njit(cache=True)
+@njit
 def _push(rec, head, tail, i, r):
     rec[r, R_NEXT] = -1
     rec[r, R_PREV] = tail[i]
@@ -911,7 +911,7 @@ def _push(rec, head, tail, i, r):
     tail[i] = r
 
 
-@numba.njit(cache=True)
+@njit
 def _unlink(rec, head, tail, i, r):
     prev, nxt = rec[r, R_PREV], rec[r, R_NEXT]
     if prev == -1:
@@ -924,7 +924,7 @@ def _unlink(rec, head, tail, i, r):
         rec[nxt, R_PREV] = prev
 
 
-@numba.njit(cache=True)
+@njit
 def _insert_by_arrival(rec, head, tail, i, r):
     """Put r back into a list kept in arrival order (parked messages re-queued), walking from
     the end whose arrival rank is nearer to r's: a parked message is usually old, and the list
@@ -956,7 +956,7 @@ def _insert_by_arrival(rec, head, tail, i, r):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _clock_ok(V, i, need, m, msize):
     """Algorithm 1's delivery condition: V_i[x] >= m.V[x] − inc_j[x] for every entry x."""
     ok = True
@@ -965,7 +965,7 @@ def _clock_ok(V, i, need, m, msize):
     return ok
 
 
-@numba.njit(cache=True)
+@njit
 def _deliver(st, i, m, now, received, flags):
     """Deliver m at p_i, a process other than its sender (the sender's own delivery is its
     broadcast); the latency includes any wait for requested dependencies."""
@@ -983,7 +983,7 @@ def _deliver(st, i, m, now, received, flags):
     return pos
 
 
-@numba.njit(cache=True)
+@njit
 def _hash_flag(st, i, m, arrival, now, mode):
     """Run one hash test and account for it; True = possible error."""
     st.counters[C_COLLIDED] = 0
@@ -1001,7 +1001,7 @@ def _hash_flag(st, i, m, arrival, now, mode):
     return flagged
 
 
-@numba.njit(cache=True)
+@njit
 def _attempt(st, q, i, m, arrival, now, r):
     """m's clock condition holds at p_i: run the detector, then deliver or request.  ``r`` is
     m's record (-1 when it was never stored: a message deliverable on arrival)."""
@@ -1035,7 +1035,7 @@ def _attempt(st, q, i, m, arrival, now, r):
         _request(st, q, i, r, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _request(st, q, i, r, now):
     """Send REQ for record r's message to its sender (Algorithm 2 line 11)."""
     st.reqs, k = state.append(st.reqs, st.tops, T_REQ)
@@ -1054,7 +1054,7 @@ def _request(st, q, i, r, now):
     events.schedule(q, arrival, EV_REQ, r, 0)
 
 
-@numba.njit(cache=True)
+@njit
 def _on_req(st, q, r, now):
     """At the sender p_j: answer with Dep_msg of the requested message (Algorithm 2 line 14):
     j's previous message and what j delivered between it and this one (walked in the log)."""
@@ -1080,7 +1080,7 @@ def _on_req(st, q, r, now):
     events.schedule(q, arrival, EV_RSP, r, 0)
 
 
-@numba.njit(cache=True)
+@njit
 def _on_rsp(st, q, r, now):
     """At the requester: m waits for its returned dependencies (Algorithm 2 line 15)."""
     i = st.rec[r, R_NODE]
@@ -1096,7 +1096,7 @@ def _on_rsp(st, q, r, now):
     _iterate(st, q, i, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _deliver_waiting(st, i, now):
     """Deliver one recovering message of p_i whose returned dependencies are all delivered."""
     r = st.wait_head[i]
@@ -1115,7 +1115,7 @@ def _deliver_waiting(st, i, now):
     return False
 
 
-@numba.njit(cache=True)
+@njit
 def _blocking_entry(V, i, need, m, msize, x):
     """An entry y (tried from x on) with V_i[y] < need_m[y], or -1: m meets the clock condition."""
     for t in range(msize):
@@ -1125,7 +1125,7 @@ def _blocking_entry(V, i, need, m, msize, x):
     return -1
 
 
-@numba.njit(cache=True)
+@njit
 def _hold(st, i, r):
     """Pending record r joins p_i's pending list if its message meets the clock condition,
     else the wake list of an entry it waits for."""
@@ -1138,7 +1138,7 @@ def _hold(st, i, r):
         st.blocked[i] += 1
 
 
-@numba.njit(cache=True)
+@njit
 def _wake(st, i, x):
     """V_i[x] has grown: the records waiting on entry x wait on another entry, or join the
     pending list (in arrival order) once their clock condition holds.
@@ -1163,13 +1163,13 @@ def _wake(st, i, x):
         r = after
 
 
-@numba.njit(cache=True)
+@njit
 def _idle(st, i):
     """Nothing received waits at p_i (pending, blocked or recovering)."""
     return st.pend_head[i] == -1 and st.blocked[i] == 0 and st.wait_head[i] == -1
 
 
-@numba.njit(cache=True)
+@njit
 def _iterate(st, q, i, now):
     """Iterative delivery at p_i: recovered messages first (the authors' order), then the first
     pending message whose clock condition holds; repeat until nothing moves.  The pending list
@@ -1194,7 +1194,7 @@ def _iterate(st, q, i, now):
             return
 
 
-@numba.njit(cache=True)
+@njit
 def _on_app(st, q, m, i, now):
     if _idle(st, i) and _clock_ok(st.V, i, st.msg_need, m, st.msize):
         _attempt(st, q, i, m, now, now, -1)  # the common case: nothing waits, m deliverable
@@ -1205,7 +1205,7 @@ def _on_app(st, q, m, i, now):
     _iterate(st, q, i, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _run(st, times, sources, slots):
     q = events.new_queue()
     if len(times):
@@ -1428,7 +1428,7 @@ def simulate(
         "diff_bound": diff_bound(schedule.load, k)})
 
 
-@numba.njit(cache=True)
+@njit
 def _outputs(st):
     """The filled parts of what a run returns (one compiled call instead of one per field)."""
     entries, nreq, nmsg = st.tops[T_LOG], st.tops[T_REQ], st.counters[C_MSGS]

@@ -20,7 +20,7 @@ inside the window.  Kernels add each byte count to a (sum, count) pair of their 
 
 from __future__ import annotations
 
-import numba
+from causal_lab.engine.jit import njit
 
 INTEGER = 4
 PAIR = 8
@@ -31,7 +31,7 @@ DS_HEADER = 8
 ACCOUNTINGS = ("A", "B")
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def add(acc, i, value, now, start, end):
     """Count ``value`` in the (sum, count) pair ``acc[i], acc[i + 1]`` if ``now`` is inside the
     measurement window [start, end)."""
@@ -40,7 +40,7 @@ def add(acc, i, value, now, start, end):
         acc[i + 1] += 1.0
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def latency(st, i, app, now):
     """Count ``now`` minus the broadcast instant of ``app`` in the pair ``st.acc[i]`` (either
     kernel's state), if ``app`` was broadcast in the window: a latency belongs to its message, and

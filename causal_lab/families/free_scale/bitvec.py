@@ -27,6 +27,8 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
+from causal_lab.engine.jit import njit
+
 ONE = np.uint64(1)
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 OFFSET_BYTES = 4  # the offset of a compacted vector (spec §5.4)
@@ -37,17 +39,17 @@ def words_for(positions: int) -> int:
     return positions // 64 + 1
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _bit(x):
     return ONE << np.uint64(x & 63)
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def get(bm, r, x):
     return (bm[r, x >> 6] & _bit(x)) != 0
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def dep_bytes(lo, hi):
     """Bytes of a dependency-type vector whose set bits span lo..hi (lo = 0: empty)."""
     if lo == 0:
@@ -55,14 +57,14 @@ def dep_bytes(lo, hi):
     return OFFSET_BYTES + (hi - lo + 8) // 8
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def recv_bytes(first0, last1):
     """Bytes of a receive-type vector: the offset, then first cleared .. last set bit."""
     span = last1 - first0 + 1
     return OFFSET_BYTES + (max(span, 0) + 7) // 8
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def first_set(bm, r, lo, hi):
     """Lowest set position in lo..hi of row r, or 0 if none."""
     if lo > hi:
@@ -80,7 +82,7 @@ def first_set(bm, r, lo, hi):
         word = bm[r, w]
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def last_set(bm, r, lo, hi):
     """Highest set position in lo..hi of row r, or 0 if none."""
     if lo > hi:
@@ -98,7 +100,7 @@ def last_set(bm, r, lo, hi):
         word = bm[r, w]
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def first_clear(bm, r, x):
     """Lowest cleared position >= x of row r (the row must have a cleared bit above x)."""
     w = x >> 6
@@ -114,14 +116,14 @@ def first_clear(bm, r, x):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def recv_init(bm, first0, r):
     """Empty receive-type vector: bit 0 set, first cleared position 1."""
     bm[r, 0] |= ONE
     first0[r] = 1
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def recv_put(bm, first0, last1, r, x):
     """Set position x; returns True if it was not set."""
     b = _bit(x)
@@ -141,7 +143,7 @@ def recv_put(bm, first0, last1, r, x):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def dep_put(bm, lo, hi, r, x):
     """Set position x (position 0: no-op)."""
     if x <= 0:
@@ -153,7 +155,7 @@ def dep_put(bm, lo, hi, r, x):
         hi[r] = x
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _refit(bm, lo, hi, r):
     """Recompute lo/hi after bits inside the old span were cleared."""
     a = first_set(bm, r, lo[r], hi[r])
@@ -165,7 +167,7 @@ def _refit(bm, lo, hi, r):
         lo[r] = a
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def dep_drop(bm, lo, hi, r, x):
     """Clear position x (position 0 or a cleared bit: no-op)."""
     if x <= 0 or not get(bm, r, x):
@@ -175,7 +177,7 @@ def dep_drop(bm, lo, hi, r, x):
         _refit(bm, lo, hi, r)
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def dep_andnot(bm, lo, hi, r, pool, off, w0, nw):
     """Row r := row r & ~v for the pooled vector v = (off, w0, nw)."""
     if lo[r] == 0 or nw == 0:
@@ -192,7 +194,7 @@ def dep_andnot(bm, lo, hi, r, pool, off, w0, nw):
         _refit(bm, lo, hi, r)
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def dep_clear(bm, lo, hi, r):
     """Empty the vector (zero the words of its span)."""
     if lo[r] == 0:
@@ -203,7 +205,7 @@ def dep_clear(bm, lo, hi, r):
     hi[r] = 0
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def pack(bm, lo, hi, r, pool, top):
     """Copy the span of row r into ``pool`` at ``top``; returns (first word, words).  The pool
     must hold ``top + words`` words (``span_words``)."""
@@ -216,12 +218,12 @@ def pack(bm, lo, hi, r, pool, top):
     return w0, nw
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def span_words(lo, hi):
     return 0 if lo == 0 else (hi >> 6) - (lo >> 6) + 1
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def unpack_or(bm, lo, hi, r, pool, off, w0, nw, vlo, vhi):
     """Row r |= pooled vector (off, w0, nw) whose set bits span vlo..vhi."""
     if nw == 0:
@@ -234,7 +236,7 @@ def unpack_or(bm, lo, hi, r, pool, off, w0, nw, vlo, vhi):
         hi[r] = vhi
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def first_missing(pool, off, w0, nw, bm, r, start):
     """Lowest position set in the pooled vector but cleared in row r, scanning from word
     ``start`` of the vector (words before it are known to be covered); returns
@@ -246,7 +248,7 @@ def first_missing(pool, off, w0, nw, bm, r, start):
     return 0, nw
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def pooled_positions(pool, off, w0, nw, out):
     """The set positions of a pooled vector, ascending, into ``out``; returns their count."""
     n = 0
@@ -259,7 +261,7 @@ def pooled_positions(pool, off, w0, nw, out):
     return n
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def missing_positions(pool, off, w0, nw, bm, r, out):
     """The positions set in a pooled vector but cleared in row r, ascending, into ``out``;
     returns their count.  One word test skips 64 positions the row already holds: an external

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import heapq
 
-import numba
 import numpy as np
 
 from causal_lab.engine import events
+from causal_lab.engine.jit import njit
 from causal_lab.families.free_scale import channel
 
 ARRIVAL_ONE = 0  # event (time, ARRIVAL_ONE, wire, destination)
@@ -48,7 +48,7 @@ def new_fields(width: int, nodes: int) -> dict:
     )
 
 
-@numba.njit(cache=True)
+@njit
 def _block(st):
     """A free block row (the tables double when none is left)."""
     tops = st.tops
@@ -77,7 +77,7 @@ def _block(st):
     return b
 
 
-@numba.njit(cache=True)
+@njit
 def send(st, q, wire, app, sender, count, now):
     """Send ``wire`` (application message ``app``) from ``sender`` to ``st.dests[:count]``,
     one copy each, in that order through the sender's sending queue."""
@@ -103,7 +103,7 @@ def send(st, q, wire, app, sender, count, now):
     events.schedule(q, blk_time[b, 0], ARRIVAL_BLOCK, b, 0)
 
 
-@numba.njit(cache=True)
+@njit
 def next_arrival(st, q):
     """Take the next copy off the queue: (time, wire, destination).  The queue must not be
     empty.

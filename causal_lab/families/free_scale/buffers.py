@@ -31,10 +31,10 @@ and ``T_READY`` passed in by the kernel.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from causal_lab.engine import state
+from causal_lab.engine.jit import njit
 
 ONE = np.uint64(1)
 
@@ -48,18 +48,18 @@ def new_fields(heads: int, roles: int) -> dict:
                 ready=np.empty(1024, np.int64), parked=np.zeros((roles, 2), np.int64))
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _bit(head):
     return ONE << np.uint64(head & 63)
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _waiting(st, head):
     """Whether list ``head`` is non-empty (one bit of ``occupied``, not the head)."""
     return (st.occupied[head >> 6] & _bit(head)) != 0
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def park(st, t_recs, t_free, head, wire, role, node, need, resume):
     """Buffer ``wire`` at ``node`` under list ``head``."""
     st.recs, r = state.take(st.recs, st.tops, t_recs, t_free, R_NEXT)
@@ -78,7 +78,7 @@ def park(st, t_recs, t_free, head, wire, role, node, need, resume):
         parked[role, 1] = parked[role, 0]
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _push_ready(st, t_ready, r):
     k = st.tops[t_ready]
     if k == len(st.ready):
@@ -87,7 +87,7 @@ def _push_ready(st, t_ready, r):
     st.tops[t_ready] = k + 1
 
 
-@numba.njit(cache=True)
+@njit
 def _wake(st, t_ready, head, value, exact):
     recs = st.recs
     prev = -1
@@ -108,21 +108,21 @@ def _wake(st, t_ready, head, value, exact):
         st.occupied[head >> 6] &= ~_bit(head)
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def wake_upto(st, t_ready, head, value):
     """An integer entry grew to ``value``: ready every record of ``head`` with need <= value."""
     if _waiting(st, head):
         _wake(st, t_ready, head, value, False)
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def wake_at(st, t_ready, head, position):
     """``position`` was set: ready the records of its ring slot that wait for exactly it."""
     if _waiting(st, head):
         _wake(st, t_ready, head, position, True)
 
 
-@numba.njit(cache=True)
+@njit
 def pop_ready(st, t_ready, t_free):
     """The next ready record as (wire, role, node, resume), its row given back; role -1: none."""
     k = st.tops[t_ready]

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
 from causal_lab.engine import network, rng
+from causal_lab.engine.jit import njit
 from causal_lab.params import Param, non_negative
 
 PER_MESSAGE = 0
@@ -94,7 +94,7 @@ def problems(point) -> list[str]:
     return []
 
 
-@numba.njit(cache=True)
+@njit
 def propagation(c, app, sender, dest):
     """The clamped propagation delay of message ``app`` on the hop sender -> dest."""
     if not c.normal:
@@ -106,7 +106,7 @@ def propagation(c, app, sender, dest):
     return min(max(x, c.delay_min), c.delay_max)
 
 
-@numba.njit(cache=True)
+@njit
 def departure(c, server_free, sender, now):
     """When the next copy put into ``sender``'s FIFO sending queue at ``now`` leaves it."""
     start = max(now + c.t_pc, server_free[sender])

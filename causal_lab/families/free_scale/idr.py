@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import dataclasses
 
-import numba
 import numpy as np
 
 from causal_lab import oracle
 from causal_lab.engine import events, state
+from causal_lab.engine.jit import njit
 from causal_lab.engine.run import Run as BaseRun
 from causal_lab.families.free_scale import accounting, broadcasts, buffers, channel, pairs
 from causal_lab.families.free_scale.accounting import IDR_HEADER, INTEGER, PAIR, add
@@ -82,7 +82,7 @@ def new_state(schedule: Schedule, net: channel.Channel) -> State:
     )
 
 
-@numba.njit(cache=True)
+@njit
 def send(st, app, now):
     """Peer p sends application message ``app``: its SN and CI go out, CI empties."""
     p = st.app_src[app]
@@ -103,7 +103,7 @@ def send(st, app, now):
     state.log(st, T_LOG, oracle.BROADCAST, p, app)
 
 
-@numba.njit(cache=True)
+@njit
 def receive(st, q, app, resume, now):
     """The IDR delivery condition at q: deliver, or park on the entry the message waits for."""
     msgs, vc = st.msgs, st.vc
@@ -126,7 +126,7 @@ def receive(st, q, app, resume, now):
     buffers.wake_upto(st, T_READY, q * st.n + p, sn)
 
 
-@numba.njit(cache=True)
+@njit
 def _fan_out(st, q, app, sender, now):
     """Send message ``app`` on from ``sender`` (a peer, or the SP relaying it)."""
     dests, L, n = st.dests, st.L, st.n
@@ -150,7 +150,7 @@ def _fan_out(st, q, app, sender, now):
     broadcasts.send(st, q, app, app, sender, count, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _run(st):
     q = events.new_queue()
     times = st.app_time
@@ -217,7 +217,7 @@ class Run(BaseRun):
         return problems
 
 
-@numba.njit(cache=True)
+@njit
 def _outputs(st):
     return st.log, st.tops[T_LOG], st.acc, st.cnt, st.parked[0, 0], st.parked[0, 1]
 

@@ -44,11 +44,11 @@ from __future__ import annotations
 
 import dataclasses
 
-import numba
 import numpy as np
 
 from causal_lab import oracle
 from causal_lab.engine import events, state
+from causal_lab.engine.jit import njit
 from causal_lab.engine.run import Run as BaseRun
 from causal_lab.families.free_scale import accounting, bitvec, broadcasts, buffers, channel, pairs
 from causal_lab.families.free_scale.accounting import EXT_HEADER, INT_HEADER, INTEGER, PAIR, add
@@ -157,7 +157,7 @@ def new_state(schedule: Schedule, net: channel.Channel, tt_gc: bool = True,
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _wire(st, kind, app, ident, sn, last):
     """A new wire message row with empty vectors and no pairs."""
     st.wires, w = state.append(st.wires, st.tops, T_WIRES)
@@ -171,7 +171,7 @@ def _wire(st, kind, app, ident, sn, last):
     return w
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _emit(st, w):
     """Queue wire ``w`` for sending (the loop fans the outbox out after each handler)."""
     k = st.tops[T_OUT]
@@ -181,7 +181,7 @@ def _emit(st, w):
     st.tops[T_OUT] = k + 1
 
 
-@numba.njit(cache=True)
+@njit
 def _pack(st, w, bm, lo, hi, r, col_off):
     """Attach row r of a dependency-type vector to wire w (columns from ``col_off``:
     offset, first word, words, lo, hi)."""
@@ -199,7 +199,7 @@ def _pack(st, w, bm, lo, hi, r, col_off):
     row[col_off + 4] = hi[r]
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _pair_room(st, n):
     """Pool offset for n more pairs (the pool grows if needed)."""
     top = st.tops[T_PAIRS]
@@ -208,50 +208,50 @@ def _pair_room(st, n):
     return top
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _message(st, peer, seq):
     """The application message that is ``peer``'s ``seq``-th."""
     return st.msg_ids[st.msg_off[peer] + seq - 1]
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _ext_global(st, z):
     """Global peer number of external id z (2..E+1)."""
     return st.L + z - 2
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _ext_id(st, g):
     return g - st.L + 2
 
 
 # heads of the wake-up lists (buffers.py)
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _h_internal(st, p, position):
     return p * st.ring + (position & (st.ring - 1))
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _h_external(st, e, z):
     return st.L * st.ring + e * (st.G + 1) + z
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _h_external_bit(st, e, position):
     return st.L * st.ring + st.E * (st.G + 1) + e * st.ring + (position & (st.ring - 1))
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _h_sp_external(st, z):
     return st.L * st.ring + st.E * (st.G + 1) + st.E * st.ring + z
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _h_sp_internal(st, p):
     return st.L * st.ring + st.E * (st.G + 1) + st.E * st.ring + st.G + 1 + p
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _park(st, head, w, role, node, need, resume):
     buffers.park(st, T_RECS, T_FREE_RECS, head, w, role, node, need, resume)
 
@@ -261,7 +261,7 @@ def _park(st, head, w, role, node, need, resume):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def internal_send(st, p, app, now):
     """Listing 4 at internal peer p (internal id p + 1)."""
     st.sn_int[p] += 1
@@ -274,7 +274,7 @@ def internal_send(st, p, app, now):
     _emit(st, w)
 
 
-@numba.njit(cache=True)
+@njit
 def internal_receive(st, p, w, resume, now):
     """Listing 5: deliver, or park under the lowest unmet position of (DV & ~RV) | {Last}."""
     wires, rv = st.wires, st.rv
@@ -289,7 +289,7 @@ def internal_receive(st, p, w, resume, now):
     internal_deliver(st, p, w, now)
 
 
-@numba.njit(cache=True)
+@njit
 def internal_deliver(st, p, w, now):
     """Listing 6, then a storage sample and the wake-up of messages waiting for RV[SN]."""
     wires, rv, rv_f0, rv_l1 = st.wires, st.rv, st.rv_f0, st.rv_l1
@@ -313,7 +313,7 @@ def internal_deliver(st, p, w, now):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def external_send(st, e, app, now):
     """Listing 9 at external peer e (external id e + 2); DS8 sizes the same message."""
     z = e + 2
@@ -336,7 +336,7 @@ def external_send(st, e, app, now):
     _emit(st, w)
 
 
-@numba.njit(cache=True)
+@njit
 def _dependency_sequences(st, e, now):
     """DS8 (spec §5.3): 8 + 8 per external peer whose prefix [1, VT_e[j]] is non-empty + 8 per
     maximal run of e's VTx[SP] (position 0 included); DS12 charges 12 per external peer and
@@ -354,7 +354,7 @@ def _dependency_sequences(st, e, now):
     add(acc, A_RUNS, st.ds_runs[e], now, a, b)
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _vsp_put(st, e, x):
     """Set VTx[SP][x] at external peer e (a delivery or an I merge): DS runs, wake-ups."""
     vsp = st.vsp
@@ -363,7 +363,7 @@ def _vsp_put(st, e, x):
         buffers.wake_at(st, T_READY, _h_external_bit(st, e, x), x)
 
 
-@numba.njit(cache=True)
+@njit
 def external_receive(st, e, w, resume, now):
     """Listing 11 at external peer e (Listing 10 ran on arrival); ``resume`` counts the pairs
     already met, then the words of CI[SP] already covered."""
@@ -388,7 +388,7 @@ def external_receive(st, e, w, resume, now):
     external_deliver(st, e, w, now)
 
 
-@numba.njit(cache=True)
+@njit
 def external_deliver(st, e, w, now):
     """Listing 12 at external peer e, then a storage sample and the wake-ups."""
     row = st.wires[w]
@@ -414,7 +414,7 @@ def external_deliver(st, e, w, now):
         buffers.wake_upto(st, T_READY, _h_external(st, e, z), sn)
 
 
-@numba.njit(cache=True)
+@njit
 def external_arrival(st, e, w, now):
     """Listing 10 (learn the positions the SP announces in I), then Listing 11.  Only the
     positions e lacks are visited: setting one it holds changes nothing."""
@@ -432,7 +432,7 @@ def external_arrival(st, e, w, now):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def sp_receive_up(st, w, resume, now):
     """Listing 7: FIFO per internal peer."""
     p = st.wires[w, W_ID] - 1
@@ -443,7 +443,7 @@ def sp_receive_up(st, w, resume, now):
     sp_relay(st, w, now)
 
 
-@numba.njit(cache=True)
+@njit
 def sp_relay(st, w_up, now):
     """Listing 8: number the message, relay it to the internal group, translate it (Listing 14)
     for the external group."""
@@ -468,7 +468,7 @@ def sp_relay(st, w_up, now):
     buffers.wake_upto(st, T_READY, _h_sp_internal(st, p), st.lr_in[p])
 
 
-@numba.njit(cache=True)
+@njit
 def translate_internal(st, w, now):
     """Listing 14: CI = {<SP, DV + Last>}, every DV bit that translated external peer z's
     message ``in`` becomes the pair <z, in> (newest first, one per peer: "Exit For") and moves
@@ -513,7 +513,7 @@ def translate_internal(st, w, now):
     _emit(st, x)
 
 
-@numba.njit(cache=True)
+@njit
 def sp_receive_ext(st, w, resume, now):
     """Listing 11 at the SP: FIFO, then every integer pair (its own entry is skipped, and the
     SP has no other bit-vector entry)."""
@@ -536,7 +536,7 @@ def sp_receive_ext(st, w, resume, now):
     buffers.wake_upto(st, T_READY, _h_sp_external(st, z), sn)
 
 
-@numba.njit(cache=True)
+@njit
 def translate_external(st, w, now):
     """Listing 15: DV = CI[SP] plus, for every pair <z, dep>, the SP number of z's message dep
     (TT; not translated if garbage-collected); Last = the newest TT entry of the sender; the new
@@ -567,7 +567,7 @@ def translate_external(st, w, now):
     _emit(st, x)
 
 
-@numba.njit(cache=True)
+@njit
 def _sp_storage(st, now):
     """The SP's storage (diagnostic, spec A16): VTx, I, LR, TT."""
     size = (INTEGER * st.G + bitvec.dep_bytes(st.isp_lo[0], st.isp_hi[0]) + PAIR * st.L
@@ -576,7 +576,7 @@ def _sp_storage(st, now):
     add(st.acc, A_TT, st.sp[SP_TT_LIVE], now, st.start, st.end)
 
 
-@numba.njit(cache=True)
+@njit
 def collect(st, now):
     """Spec §3.7: delete every TT entry whose SP number is below T, the lowest position that an
     internal peer has not delivered, still holds in DV, or that a not yet relayed internal
@@ -609,7 +609,7 @@ def collect(st, now):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _evaluate(st, role, node, w, resume, now):
     if role == AT_INTERNAL:
         internal_receive(st, node, w, resume, now)
@@ -621,7 +621,7 @@ def _evaluate(st, role, node, w, resume, now):
         sp_receive_ext(st, w, resume, now)
 
 
-@numba.njit(cache=True)
+@njit
 def receive_copy(st, w, dest, now):
     """A copy of wire ``w`` arrives at node ``dest``: its delivery condition."""
     if dest == st.n:
@@ -637,7 +637,7 @@ def receive_copy(st, w, dest, now):
         external_arrival(st, dest - st.L, w, now)
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def _reception(st, w, dest, now):
     """Wire ``w`` reaching peer ``dest`` is the one copy of its message that peer receives (a
     relay, a translation or an external peer's direct send), unless it is an internal peer's own
@@ -647,7 +647,7 @@ def _reception(st, w, dest, now):
         accounting.latency(st, A_RECEPTION, app, now)
 
 
-@numba.njit(cache=True)
+@njit
 def recheck(st, now):
     """Re-evaluate every buffered message a delivery woke up, to a fix-point."""
     while True:
@@ -657,7 +657,7 @@ def recheck(st, now):
         _evaluate(st, role, node, w, resume, now)
 
 
-@numba.njit(cache=True)
+@njit
 def send(st, app, now):
     """Application message ``app`` is generated at its sender."""
     g = st.app_src[app]
@@ -667,7 +667,7 @@ def send(st, app, now):
         external_send(st, g - st.L, app, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _fan_out(st, q, now):
     """Send every wire of the outbox to its destinations."""
     dests, L, n = st.dests, st.L, st.n
@@ -701,7 +701,7 @@ def _fan_out(st, q, now):
     st.tops[T_OUT] = 0
 
 
-@numba.njit(cache=True)
+@njit
 def _run(st):
     q = events.new_queue()
     times = st.app_time
@@ -722,7 +722,7 @@ def _run(st):
         _fan_out(st, q, now)
 
 
-@numba.njit(cache=True)
+@njit
 def step(st, app, w, dest, now, drain):
     """Scenario driving without the event queue: a send (``app >= 0``), or the arrival of wire
     ``w`` at ``dest`` (``w >= 0``), then (``drain``) the re-check of what it woke up; returns
@@ -813,7 +813,7 @@ class Run(BaseRun):
         return problems
 
 
-@numba.njit(cache=True)
+@njit
 def _leftovers(st):
     """Counts that must all be 0 once the network drained."""
     sn = st.sp[SP_SN]
@@ -831,7 +831,7 @@ def _leftovers(st):
     return parked, unrelayed, short_rv, untranslated
 
 
-@numba.njit(cache=True)
+@njit
 def _outputs(st):
     return st.log, st.tops[T_LOG], st.acc, st.cnt, st.parked[:, 1].copy()
 

@@ -18,8 +18,9 @@ then 1.8 KB instead of 3.6 KB, and reading a message's pairs touches half as man
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from causal_lab.engine.jit import njit
 
 VT = 0
 CI = 1
@@ -30,7 +31,7 @@ def entry_type(seqs: np.ndarray) -> type:
     return np.int16 if len(seqs) == 0 or seqs.max() < np.iinfo(np.int16).max else np.int32
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def first_unmet(vc, row, pool, off, n, start, skip):
     """Index of the first pair (i, dep), from ``start``, with i != skip and dep > VT[i]
     (Listing 11 line 3 / the IDR condition); ``n`` if every pair is met."""
@@ -41,7 +42,7 @@ def first_unmet(vc, row, pool, off, n, start, skip):
     return n
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def ci_put(vc, count, row, i, value):
     """CI := CI minus any pair for i, plus (i, value) (Listing 12 lines 7-10)."""
     if vc[row, i, CI] == 0:
@@ -49,7 +50,7 @@ def ci_put(vc, count, row, i, value):
     vc[row, i, CI] = value
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def ci_absorb(vc, count, row, pool, off, n):
     """Listing 12 lines 17-19 for integer entries: a delivered message's pair (i, dep) means
     CI's pair for i is no longer an immediate predecessor if its value is <= dep (spec A8: never
@@ -73,7 +74,7 @@ def ci_absorb(vc, count, row, pool, off, n):
     return below
 
 
-@numba.njit(cache=True, inline="always")
+@njit(inline="always")
 def ci_take(vc, count, row, pool, top):
     """Copy CI's pairs into ``pool`` at ``top`` and empty CI (Listing 9 lines 2-3); returns the
     number of pairs.  The pool must hold ``top + 2 * count[row]`` words."""

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+
+from causal_lab.engine.jit import njit
 
 MASK = (1 << 64) - 1
 GOLDEN, MIX1, MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
@@ -53,7 +54,7 @@ _G, _M1, _M2 = np.uint64(GOLDEN), np.uint64(MIX1), np.uint64(MIX2)
 _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 
 
-@numba.njit(cache=True)
+@njit
 def splitmix64_nb(x):
     """``splitmix64`` for compiled kernels (uint64 arithmetic wraps modulo 2^64)."""
     z = np.uint64(x) + _G
@@ -62,7 +63,7 @@ def splitmix64_nb(x):
     return z ^ (z >> _S31)
 
 
-@numba.njit(cache=True)
+@njit
 def hash_u64_nb(a, b, c):
     """``hash_u64(a, b, c)`` for compiled kernels (three words, e.g. the causal-past hash G)."""
     h = splitmix64_nb(np.uint64(a))

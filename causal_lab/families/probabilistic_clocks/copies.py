@@ -17,15 +17,15 @@ in a general event queue.  Ties are broken by broadcast number.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from causal_lab.engine import network
+from causal_lab.engine.jit import njit
 
 RECEIVER_BITS = 16  # receivers are packed below the delay: N < 65536
 
 
-@numba.njit(cache=True)
+@njit
 def sorted_copies(net, delays, scripted, b, sender, now, keys, to_node, to_time):
     """The copies of broadcast b by ``sender`` at ``now``, by arrival: receivers into
     ``to_node`` and arrival times into ``to_time`` (N - 1 each); ``scripted``: the delays are
@@ -43,12 +43,12 @@ def sorted_copies(net, delays, scripted, b, sender, now, keys, to_node, to_time)
         to_time[x] = now + (keys[x] >> RECEIVER_BITS) / 1e9
 
 
-@numba.njit(cache=True)
+@njit
 def earlier(t1, b1, t2, b2):
     return t1 < t2 or (t1 == t2 and b1 < b2)
 
 
-@numba.njit(cache=True)
+@njit
 def heap_push(ht, hb, hc, hn, t, b, cursor):
     """Add (t, b, cursor); the arrays must have room for hn[0] + 1 entries."""
     pos = hn[0]
@@ -62,7 +62,7 @@ def heap_push(ht, hb, hc, hn, t, b, cursor):
     ht[pos], hb[pos], hc[pos] = t, b, cursor
 
 
-@numba.njit(cache=True)
+@njit
 def heap_replace_root(ht, hb, hc, hn, t, b, cursor):
     """Replace the earliest entry by (t, b, cursor)."""
     n = hn[0]
@@ -80,7 +80,7 @@ def heap_replace_root(ht, hb, hc, hn, t, b, cursor):
     ht[pos], hb[pos], hc[pos] = t, b, cursor
 
 
-@numba.njit(cache=True)
+@njit
 def heap_drop_root(ht, hb, hc, hn):
     """Remove the earliest entry (its broadcast has no copy left)."""
     last = hn[0] - 1

@@ -45,11 +45,11 @@ from __future__ import annotations
 import dataclasses
 import math
 
-import numba
 import numpy as np
 
 from causal_lab import oracle
 from causal_lab.engine import events, network, rng, state
+from causal_lab.engine.jit import njit
 from causal_lab.engine.run import Run as BaseRun
 from causal_lab.families.probabilistic_clocks import clocks, copies, policy as policies
 from causal_lab.families.probabilistic_clocks.workload import (
@@ -258,7 +258,7 @@ def new_state(workload: Workload, config: Config, net: network.Network,
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _set_active(st, i, a, now):
     """a_i = a; p_0 remembers since when each component is inactive (remove round, §2.10)."""
     old = st.active[i]
@@ -270,7 +270,7 @@ def _set_active(st, i, a, now):
             st.inactive_since[c] = np.inf
 
 
-@numba.njit(cache=True)
+@njit
 def _add(st, i, now):
     """Add(): a new all-zero component at the end; every component becomes active."""
     c = st.n_comp[i]
@@ -281,7 +281,7 @@ def _add(st, i, now):
     st.counters[C_ADDS] += 1
 
 
-@numba.njit(cache=True)
+@njit
 def _activate(st, i, now):
     """Activate(): the inactive component with the lowest index; False if there is none."""
     if st.active[i] >= st.n_comp[i]:
@@ -290,7 +290,7 @@ def _activate(st, i, now):
     return True
 
 
-@numba.njit(cache=True)
+@njit
 def _deactivate(st, i, now):
     """Deactivate(): the active component with the highest index; False if only C_0 is."""
     if st.active[i] <= 1:
@@ -300,7 +300,7 @@ def _deactivate(st, i, now):
     return True
 
 
-@numba.njit(cache=True)
+@njit
 def _remove(st, i):
     """Remove(): delete the highest component (its index gets a new generation); False if
     |D| = 1."""
@@ -315,14 +315,14 @@ def _remove(st, i):
     return True
 
 
-@numba.njit(cache=True)
+@njit
 def _allowed(st, i):
     """How many components p_i may increment: a_i, or a_i - 1 while it wants to contract."""
     a = st.active[i]
     return a - 1 if st.shrink[i] and a > 1 else a
 
 
-@numba.njit(cache=True)
+@njit
 def _reassign(st, i):
     """reassign_S_incr (spec §2.6): S_incr,i = {u}, u drawn uniformly among the allowed
     components (stream ``sincr``, one counter per process), or i mod allowed (``modulo``, the
@@ -341,7 +341,7 @@ def _reassign(st, i):
     st.counters[C_REASSIGNS] += 1
 
 
-@numba.njit(cache=True)
+@njit
 def _initial_components(st, count, modulo):
     """Figure 10 starts with ``count`` active components everywhere (three Add() at start-up),
     S_incr,i = {i mod count} with ``modulo``."""
@@ -353,7 +353,7 @@ def _initial_components(st, count, modulo):
     st.counters[C_ADDS] = 0
 
 
-@numba.njit(cache=True)
+@njit
 def _component_differs(st, i, b, c, news_only):
     """Whether message b's component c differs from p_i's (``news_only``: has an entry larger
     than p_i's, i.e. carries causal information p_i lacks)."""
@@ -374,7 +374,7 @@ def _component_differs(st, i, b, c, news_only):
     return False
 
 
-@numba.njit(cache=True)
+@njit
 def _newer_generation(st, i, b):
     """Whether message b carries a component index that p_i has not yet removed and re-created
     (its generation at p_i is older: wait for p_i's own DECIDE_REMOVE, spec §2.10)."""
@@ -389,7 +389,7 @@ def _newer_generation(st, i, b):
     return False
 
 
-@numba.njit(cache=True)
+@njit
 def _needs_dynamicity(st, i, b):
     """needs_dynamicity (spec §2.9): m would make p_i Add or Activate a component."""
     a_m = st.m_comps[b]
@@ -401,7 +401,7 @@ def _needs_dynamicity(st, i, b):
     return st.remove_rounds and _newer_generation(st, i, b)
 
 
-@numba.njit(cache=True)
+@njit
 def _check_expand(st, i, b, now):
     """checkExpand (seed 002 §IV-B): (1) Add() until p_i has |D_m| components, (2) re-activate
     C_0..C_c for every inactive C_c of m that carries news, (3) re-assign S_incr if anything
@@ -423,7 +423,7 @@ def _check_expand(st, i, b, now):
         _reassign(st, i)
 
 
-@numba.njit(cache=True)
+@njit
 def _expand(st, i, now, own_new_top):
     """Spontaneous expansion (spec §2.7): Activate(), else Add(); then S_incr is re-assigned
     (``own_new_top``: the authors' code moves the process onto the new top component)."""
@@ -447,7 +447,7 @@ def _expand(st, i, now, own_new_top):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _increment(st, i, j, mask):
     """Add 1 to the entries f(p_j) of p_i's components in ``mask``."""
     c = 0
@@ -461,7 +461,7 @@ def _increment(st, i, j, mask):
         c += 1
 
 
-@numba.njit(cache=True)
+@njit
 def _mark_delivered(st, i, b):
     """The prefix of messages of b's sender that p_i delivered (remove round only)."""
     a = st.m_src[b]
@@ -478,12 +478,12 @@ def _mark_delivered(st, i, b):
         st.prefix[p] = s
 
 
-@numba.njit(cache=True)
+@njit
 def _log(st, kind, i, b):
     state.log(st, T_LOG, kind, i, b)
 
 
-@numba.njit(cache=True)
+@njit
 def _count_balance(st, i, mask):
     c = 0
     s = mask
@@ -494,7 +494,7 @@ def _count_balance(st, i, mask):
         c += 1
 
 
-@numba.njit(cache=True)
+@njit
 def _record_load(st, i, now):
     """One more reception (or own broadcast) in p_i's sliding window (a ring of times)."""
     size = len(st.ring) // st.n
@@ -505,7 +505,7 @@ def _record_load(st, i, now):
         st.ring_lo[i] = nr + 1 - size
 
 
-@numba.njit(cache=True)
+@njit
 def _load(st, i, now):
     """p_i's load estimate: events of the last ``window`` seconds, per second."""
     size = len(st.ring) // st.n
@@ -516,7 +516,7 @@ def _load(st, i, now):
     return (nr - lo) / st.window
 
 
-@numba.njit(cache=True)
+@njit
 def _broadcast(st, q, i, now):
     if st.dynamic:
         _policy(st, q, i, now, True)
@@ -576,7 +576,7 @@ def _broadcast(st, q, i, now):
     _send_copies(st, i, b, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _send_copies(st, i, b, now):
     """One copy to every other process, sorted by arrival (``copies``); only the first enters
     the arrival heap, the next one when it arrives (``_arrival``)."""
@@ -594,7 +594,7 @@ def _send_copies(st, i, b, now):
     copies.heap_push(st.heap_t, st.heap_b, st.heap_c, st.heap_n, st.arr_time[row, 0], b, 0)
 
 
-@numba.njit(cache=True)
+@njit
 def _arrival(st, q, now):
     """The earliest copy in flight reaches its receiver."""
     b, cursor = st.heap_b[0], st.heap_c[0]
@@ -609,7 +609,7 @@ def _arrival(st, q, now):
     _receive(st, q, i, b, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _deliverable(st, i, b):
     """Every entry of m's first |D_m| components at p_i is at least ``need`` (Algorithm 2 lines
     4-5; for a probabilistic clock Algorithm 1 line 3).  Components of p_i beyond |D_m| are not
@@ -624,13 +624,13 @@ def _deliverable(st, i, b):
     return worst >= 0
 
 
-@numba.njit(cache=True)
+@njit
 def _release_need(st, b):
     state.release(st.need, st.tops, T_NEED_FREE, 0, st.m_row[b])
     st.m_row[b] = -1
 
 
-@numba.njit(cache=True)
+@njit
 def _deliver(st, i, b, now):
     j = st.m_src[b]
     mask = st.m_sincr[b]
@@ -648,7 +648,7 @@ def _deliver(st, i, b, now):
         _release_need(st, b)
 
 
-@numba.njit(cache=True)
+@njit
 def _push(st, i, b, deferred):
     """Append b to p_i's pending (or deferred) list, in arrival order."""
     st.lists, e = state.take(st.lists, st.tops, T_PEND, T_PEND_FREE, PE_NEXT)
@@ -671,7 +671,7 @@ def _push(st, i, b, deferred):
         st.counters[C_MAX_PENDING] = st.p_len[i]
 
 
-@numba.njit(cache=True)
+@njit
 def _scan_pending(st, i, now):
     """try_deliver_pending (spec §1.5): deliver the first deliverable pending message in
     arrival order, restart, until a full scan delivers nothing."""
@@ -700,7 +700,7 @@ def _scan_pending(st, i, now):
             e = nxt
 
 
-@numba.njit(cache=True)
+@njit
 def _accept(st, i, b, now):
     """A reception p_i may process now: checkExpand, then deliver or keep pending."""
     if st.dynamic:
@@ -715,7 +715,7 @@ def _accept(st, i, b, now):
         _scan_pending(st, i, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _receive(st, q, i, b, now):
     st.counters[C_RECEPTIONS] += 1
     st.fcounters[F_RECEPTION_LATENCY] += now - st.m_time[b]  # at arrival, deferred or not
@@ -733,7 +733,7 @@ def _receive(st, q, i, b, now):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _c_target(st, load):
     t = st.thresholds
     for c in range(len(t)):
@@ -742,7 +742,7 @@ def _c_target(st, load):
     return len(t)
 
 
-@numba.njit(cache=True)
+@njit
 def _soft_contraction(st, i, now):
     """Stop incrementing the highest active component (no message: spec §2.8)."""
     if not st.shrink[i]:
@@ -753,7 +753,7 @@ def _soft_contraction(st, i, now):
         _reassign(st, i)
 
 
-@numba.njit(cache=True)
+@njit
 def _policy(st, q, i, now, at_broadcast):
     """The size policy of p_i, at its broadcasts and on its 1-s timer."""
     if st.policy == AUTHORS_TABLE:
@@ -781,7 +781,7 @@ def _policy(st, q, i, now, at_broadcast):
             _maybe_remove(st, q, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _table_holds(table, count, size, expand):
     for r in range(table.shape[0]):
         if expand and count > table[r, 0] and size < table[r, 1]:
@@ -791,7 +791,7 @@ def _table_holds(table, count, size, expand):
     return False
 
 
-@numba.njit(cache=True)
+@njit
 def _authors_policy(st, q, i, now, at_broadcast):
     """amendment 2: expansion from the table at the process's own broadcast, reduction on the
     1-s timer (every process contracts softly; p_0 also starts the round); 0.5 s since the last
@@ -819,7 +819,7 @@ def _authors_policy(st, q, i, now, at_broadcast):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _send_control(st, q, typ, ok, c, extra, src, dst, size, now):
     """A round message from src to dst (its own delay, stream ``ctrl_delay``): type, ok flag,
     component and one extra integer packed in the event."""
@@ -831,7 +831,7 @@ def _send_control(st, q, typ, ok, c, extra, src, dst, size, now):
                     (src << 16) | dst)
 
 
-@numba.njit(cache=True)
+@njit
 def _round_target(st):
     """The component p_0's next deactivation round targets: its highest active one, or a higher
     one that a participant of the previous (failed) round still had active.  Without the
@@ -844,7 +844,7 @@ def _round_target(st):
     return c
 
 
-@numba.njit(cache=True)
+@njit
 def _maybe_remove(st, q, now):
     h = st.n_comp[0] - 1
     if (h >= 1 and h >= st.active[0] and now - st.inactive_since[h] >= st.t_remove_hold
@@ -852,7 +852,7 @@ def _maybe_remove(st, q, now):
         _start_round(st, q, REMOVE_ROUND, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _start_round(st, q, kind, now):
     """Phase 1 at p_0: DEACT(c, values of C_c) for its highest active component, or
     REMOVE(h, S) for its highest (inactive) component, to every other process."""
@@ -893,7 +893,7 @@ def _start_round(st, q, kind, now):
     _answer(st, q, 0, kind, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _pending_uses(st, i, c, values_of_round):
     """Condition 4: a pending or deferred message of p_i carries C_c and incremented it or
     differs on it (``values_of_round``: the authors' test, differs from the round's values)."""
@@ -921,7 +921,7 @@ def _pending_uses(st, i, c, values_of_round):
     return False
 
 
-@numba.njit(cache=True)
+@njit
 def _deact_ok(st, i, c, now):
     """ok_i of spec §2.9 (authors' mode: the conditions OR no pending message needs C_c).
 
@@ -952,7 +952,7 @@ def _deact_ok(st, i, c, now):
     return c1 and c2 and c3 and c4
 
 
-@numba.njit(cache=True)
+@njit
 def _remove_ok(st, i, h):
     """ok_i of spec §2.10."""
     if st.n_comp[i] - 1 != h or h < st.active[i]:
@@ -970,7 +970,7 @@ def _remove_ok(st, i, h):
     return True
 
 
-@numba.njit(cache=True)
+@njit
 def _answer(st, q, i, kind, now):
     """A participant's phase-1 answer; it blocks its dynamicity until the decision."""
     c = st.round_c[0]
@@ -984,7 +984,7 @@ def _answer(st, q, i, kind, now):
                       st.active[i], i, 0, 4, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _collect(st, q, ok, active, now):
     """p_0 counts the answers; after all N, phase 2: DECIDE(ok = all answers ok) to all."""
     st.round_acks[0] += 1
@@ -1008,7 +1008,7 @@ def _collect(st, q, ok, active, now):
     _decide(st, q, 0, kind, ok, c, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _decide(st, q, i, kind, ok, c, now):
     """Phase 2 at a participant: apply the decision, unblock, then the deferred receptions (in
     arrival order) and the pending ones; a successful deactivation re-runs the policy."""
@@ -1041,7 +1041,7 @@ def _decide(st, q, i, kind, ok, c, now):
         events.schedule(q, now, EV_LOCAL, i, LOCAL_POLICY)
 
 
-@numba.njit(cache=True)
+@njit
 def _on_control(st, q, a, b, now):
     typ, ok, c, extra = a & 7, (a >> 3) & 1, (a >> 4) & 63, a >> 10
     src, dst = b >> 16, b & 0xFFFF
@@ -1062,7 +1062,7 @@ def _on_control(st, q, a, b, now):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _balance(st, now, check):
     """Every T_lb: a process whose single component was incremented more than ``ratio`` times
     the mean at two consecutive checks moves with probability ``move_p`` to a less used one."""
@@ -1113,7 +1113,7 @@ def _balance(st, now, check):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _sample(st, sec):
     """Per-second observables: log position (errors per second from the oracle's flags) and the
     active entries a_i * M_c over processes."""
@@ -1129,7 +1129,7 @@ def _sample(st, sec):
     st.sec_max[sec] = hi * st.m_c
 
 
-@numba.njit(cache=True)
+@njit
 def _run(st, op_time, op_node, op_kind, until):
     q = events.new_queue()
     for k in range(len(op_time)):
@@ -1193,7 +1193,7 @@ def _run(st, op_time, op_node, op_kind, until):
     return events.pending(q) + st.heap_n[0]
 
 
-@numba.njit(cache=True)
+@njit
 def _outputs(st):
     """Everything a Run keeps, copied out of the state in one compiled call (reading struct
     fields from Python compiles a getter per field)."""
@@ -1214,7 +1214,7 @@ def _outputs(st):
             pending, deferred, st.blocked.sum())
 
 
-@numba.njit(cache=True)
+@njit
 def _entries_of(st):
     return st.f.copy()
 

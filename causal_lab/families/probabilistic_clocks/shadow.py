@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import dataclasses
 
-import numba
 import numpy as np
 
 from causal_lab import oracle
 from causal_lab.engine import network, state
+from causal_lab.engine.jit import njit
 from causal_lab.families.probabilistic_clocks import clocks, copies
 from causal_lab.families.probabilistic_clocks.workload import Workload
 
@@ -106,7 +106,7 @@ def new_state(workload: Workload, sizes, k: int, net: network.Network,
     )
 
 
-@numba.njit(cache=True)
+@njit
 def _delivered(st, q, u):
     """Whether q delivered message u: it is delivered everywhere, or q holds its slot's bit."""
     if st.m_left[u] == 0:
@@ -115,7 +115,7 @@ def _delivered(st, q, u):
     return (st.have[q * st.words + (slot >> 6)] >> np.uint64(slot & 63)) & np.uint64(1) != 0
 
 
-@numba.njit(cache=True)
+@njit
 def _broadcast(st, b, now):
     """j broadcasts b: it records which messages still in flight are in b's past (j delivered
     them) and which are not; then its copies leave."""
@@ -162,7 +162,7 @@ def _broadcast(st, b, now):
     copies.heap_push(st.heap_t, st.heap_b, st.heap_c, st.heap_n, st.arr_time[row, 0], b, 0)
 
 
-@numba.njit(cache=True)
+@njit
 def _causally_ready(st, q, b):
     """Every in-flight message of b's past is delivered at q: each message in flight holds a
     slot, and ``have[q]`` / ``need[b]`` are bitsets over the slots."""
@@ -173,7 +173,7 @@ def _causally_ready(st, q, b):
     return True
 
 
-@numba.njit(cache=True)
+@njit
 def _deliver(st, q, b):
     state.log(st, T_LOG, oracle.DELIVER, q, b)
     w = st.words
@@ -197,7 +197,7 @@ def _deliver(st, q, b):
         st.n_live[0] = last
 
 
-@numba.njit(cache=True)
+@njit
 def _contribute(st, n_pairs, u, sign):
     if n_pairs >= len(st.pair_u):
         st.pair_u = state.grown(st.pair_u, n_pairs + 1)
@@ -207,7 +207,7 @@ def _contribute(st, n_pairs, u, sign):
     return n_pairs + 1
 
 
-@numba.njit(cache=True)
+@njit
 def _evaluate(st, q, b, flagged):
     """Which sizes' clock test would let blocked message b pass at q now (a bitmask)."""
     st.counters[C_EVALUATIONS] += 1
@@ -247,7 +247,7 @@ def _evaluate(st, q, b, flagged):
     return passes
 
 
-@numba.njit(cache=True)
+@njit
 def _count(st, b, passes):
     """Count the sizes whose test passed for the first time (messages after warm-up)."""
     if st.m_time[b] < st.t_warm:
@@ -260,7 +260,7 @@ def _count(st, b, passes):
         c += 1
 
 
-@numba.njit(cache=True)
+@njit
 def _after_delivery(st, q):
     """Deliver q's blocked messages that became ready (repeatedly), then evaluate the others."""
     lists = st.lists
@@ -291,7 +291,7 @@ def _after_delivery(st, q):
         e = lists[e, LI_NEXT]
 
 
-@numba.njit(cache=True)
+@njit
 def _receive(st, q, b):
     st.counters[C_RECEPTIONS] += 1
     measured = st.m_time[b] >= st.t_warm
@@ -313,7 +313,7 @@ def _receive(st, q, b):
     st.p_head[q] = e
 
 
-@numba.njit(cache=True)
+@njit
 def _run(st):
     times = st.m_time
     next_b = 0
@@ -351,7 +351,7 @@ def evaluate(workload: Workload, sizes, *, net: network.Network, seed: np.random
                       int(counters[C_WAITED]), int(counters[C_EVALUATIONS]), report)
 
 
-@numba.njit(cache=True)
+@njit
 def _outputs(st):
     """The log and the counts, in one compiled call (a struct field read from Python compiles
     a getter)."""

@@ -48,10 +48,10 @@ from __future__ import annotations
 
 import dataclasses
 
-import numba
 import numpy as np
 from causal_lab import oracle
 from causal_lab.engine import events, network, rng, state, workload
+from causal_lab.engine.jit import njit
 from causal_lab.engine.run import Run as BaseRun
 from causal_lab.topology import vcube as topology
 
@@ -189,7 +189,7 @@ def new_state(d, n_messages, aggregate, trees, payload, net: network.Network, se
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def define_message(st, m, s, vc_row):
     """Register message ``m`` from ``s`` whose vector clock is ``vc_row`` (messages in id order)."""
     st.msg_src[m] = s
@@ -209,7 +209,7 @@ def define_message(st, m, s, vc_row):
     st.dep_ptr[m + 1] = k
 
 
-@numba.njit(cache=True)
+@njit
 def broadcast(st, q, m, i, now):
     st.vc[i, i] += 1
     st.vmax[i, i] = st.vc[i, i]
@@ -228,7 +228,7 @@ def broadcast(st, q, m, i, now):
         _send(st, q, i, i ^ (1 << t), one, 1, now, False)
 
 
-@numba.njit(cache=True)
+@njit
 def on_packet(st, q, p, i, now):
     j = st.pkts[p, PK_SENDER]
     if st.trees == SINGLE_TREE:
@@ -259,7 +259,7 @@ def on_packet(st, q, p, i, now):
         st.max_pending[i] = st.n_pending[i]
 
 
-@numba.njit(cache=True)
+@njit
 def _check_agg(st, q, i, t, m, now):
     """Send to child number t of i the pending messages that may go with m (CHECKAGG)."""
     batch = st.scratch
@@ -290,7 +290,7 @@ def _check_agg(st, q, i, t, m, now):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _level(st, i, l):
     """How many of i's children a missing message from l blocks (its tree's children of i)."""
     if st.trees == SINGLE_TREE:
@@ -298,7 +298,7 @@ def _level(st, i, l):
     return topology.n_tree_children(i, l, st.d)
 
 
-@numba.njit(cache=True)
+@njit
 def _add_pending(st, i, x):
     e = x * st.n + i
     st.p_prev[e] = st.p_tail[i]
@@ -319,7 +319,7 @@ def _add_pending(st, i, x):
             _need(st, e, i, dep_src[k], dep_cnt[k])
 
 
-@numba.njit(cache=True)
+@njit
 def _need(st, e, i, l, count):
     """Entry e needs messages 1..count of l received at i before going to l's children of i."""
     if count <= st.vmax[i, l]:
@@ -340,7 +340,7 @@ def _need(st, e, i, l, count):
     st.h_head[slot] = w
 
 
-@numba.njit(cache=True)
+@njit
 def _advance_vmax(st, i, s):
     """VMAX[s] moves over every contiguously received message of s; release what it unblocks."""
     stride = len(st.msg_src) + 2
@@ -377,7 +377,7 @@ def _advance_vmax(st, i, s):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _deliverable(st, i, x, pos):
     """Is x deliverable at i?  If not, park it on the first vector entry it still needs."""
     vc, dep_ptr, dep_src, dep_cnt = st.vc, st.dep_ptr, st.dep_src, st.dep_cnt
@@ -394,7 +394,7 @@ def _deliverable(st, i, x, pos):
     return True
 
 
-@numba.njit(cache=True)
+@njit
 def _park(st, slot, x, pos):
     st.parked, w = state.append(st.parked, st.tops, T_PARKED)
     parked = st.parked
@@ -404,7 +404,7 @@ def _park(st, slot, x, pos):
     st.w_head[slot] = w
 
 
-@numba.njit(cache=True)
+@njit
 def _deliver_ready(st, i, p, now):
     """CHECKDELIVERY after packet p: deliver what became deliverable at i, transitively.
 
@@ -445,7 +445,7 @@ def _deliver_ready(st, i, p, now):
             w = nxt
 
 
-@numba.njit(cache=True)
+@njit
 def _remove_pending(i, e, p_head, p_tail, p_next, p_prev, n_pending):
     prev, nxt = p_prev[e], p_next[e]
     if prev == -1:
@@ -464,12 +464,12 @@ def _remove_pending(i, e, p_head, p_tail, p_next, p_prev, n_pending):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _message_size(payload, entries):
     return payload + SOURCE_ID_BYTES + ENTRY_BYTES * entries
 
 
-@numba.njit(cache=True)
+@njit
 def _send_split(st, q, i, k, count, now):
     """Send ``st.scratch[:count]`` to k in as few packets as the MTU allows (spec §3.3), in
     order."""
@@ -491,7 +491,7 @@ def _send_split(st, q, i, k, count, now):
     _send(st, q, i, k, part, used, now, False)
 
 
-@numba.njit(cache=True)
+@njit
 def _send(st, q, i, k, msgs, count, now, mtu_closed):
     """One packet with ``msgs[:count]`` from i to k."""
     tops = st.tops
@@ -525,7 +525,7 @@ def _send(st, q, i, k, msgs, count, now, mtu_closed):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _run(st, times, sources):
     q = events.new_queue()
     for m in range(len(times)):
@@ -539,7 +539,7 @@ def _run(st, times, sources):
             on_packet(st, q, a, b, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _outputs(st):
     """What a run returns: the filled parts of the tables (one compiled call instead of a
     compiled getter per field)."""

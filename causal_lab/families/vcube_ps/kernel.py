@@ -80,11 +80,11 @@ from __future__ import annotations
 
 import dataclasses
 
-import numba
 import numpy as np
 
 from causal_lab import oracle
 from causal_lab.engine import events, memory, network, rng, state
+from causal_lab.engine.jit import njit
 from causal_lab.engine.run import Run as BaseRun
 from causal_lab.topology import vcube as topology
 
@@ -222,7 +222,7 @@ def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *,
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _set_code(views, cnt, off, base, x, code):
     """Store the newest known operation of x in the view at ``base``; keep block counts.
 
@@ -236,26 +236,26 @@ def _set_code(views, cnt, off, base, x, code):
             cnt[base + off[level] + (x >> level)] += delta
 
 
-@numba.njit(cache=True)
+@njit
 def _newer(code, known):
     """UPDATE's rule (A4:81-87): the operation with the larger counter wins."""
     return abs(code) > abs(known)
 
 
-@numba.njit(cache=True)
+@njit
 def _update(views, cnt, off, base, x, code):
     """UPDATE (A4:81-87) with one tuple."""
     if _newer(code, views[base + x]):
         _set_code(views, cnt, off, base, x, code)
 
 
-@numba.njit(cache=True)
+@njit
 def _clear_view(st, base):
     st.views[base:base + st.n] = 0
     st.cnt[base:base + st.n] = 0
 
 
-@numba.njit(cache=True)
+@njit
 def _has(views, cnt, off, base, level, block):
     """Whether the aligned block ``block`` of 2^level nodes holds a SUB code of the view."""
     if level == 0:
@@ -263,7 +263,7 @@ def _has(views, cnt, off, base, level, block):
     return cnt[base + off[level] + block] > 0
 
 
-@numba.njit(cache=True)
+@njit
 def _first_member(views, cnt, off, base, i, s):
     """First member of c(i, s) in cluster order (i XOR 2^(s-1), ...), or -1 (spec §1.4).
 
@@ -281,7 +281,7 @@ def _first_member(views, cnt, off, base, i, s):
     return block
 
 
-@numba.njit(cache=True)
+@njit
 def _children(st, i, t, h, everyone):
     """CHILDREN(i, t, h) into ``st.chd[:count]``, in sending order (increasing cluster
     index); returns count."""
@@ -310,7 +310,7 @@ def _children(st, i, t, h, everyone):
     return count
 
 
-@numba.njit(cache=True)
+@njit
 def _is_subscriber(st, i, t):
     """VCube-PS: <i, SUB, _> in i's own view (A4:68, N7); SRPT: the node's own state.  Both are
     ``subscribed``: only i writes its own view entry (Algorithm 3; UPDATE never meets a newer
@@ -323,7 +323,7 @@ def _is_subscriber(st, i, t):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _send_copies(st, q, i, count, m, slot_code, now, acc):
     """One copy of message m from i to each of ``st.chd[:count]``, in order; ``slot_code`` =
     i's ACK slot + 1 (0 = an SRPT delegation copy, which expects no ACK).  ``acc``: m's path
@@ -371,7 +371,7 @@ def _send_copies(st, q, i, count, m, slot_code, now, acc):
         c[C_UNS_COPIES] += copies
 
 
-@numba.njit(cache=True)
+@njit
 def _send_ack(st, q, i, j, parent_slot, carrier, now):
     if st.ack_queued:
         arrival, wait = network.send(st.net, st.net_state, i, now)
@@ -384,7 +384,7 @@ def _send_ack(st, q, i, j, parent_slot, carrier, now):
                     (parent_slot << (2 * NODE_BITS)) | (i << NODE_BITS) | j)
 
 
-@numba.njit(cache=True)
+@njit
 def _new_slot(st, parent, parent_slot, nb, m):
     st.counters[C_SLOTS_LIVE] += 1
     st.slots, e = state.take(st.slots, st.tops, T_SLOTS, T_SLOT_FREE, SL_PSLOT)
@@ -399,13 +399,13 @@ def _new_slot(st, parent, parent_slot, nb, m):
     return e
 
 
-@numba.njit(cache=True)
+@njit
 def _free_slot(st, e):
     st.counters[C_SLOTS_LIVE] -= 1
     state.release(st.slots, st.tops, T_SLOT_FREE, SL_PSLOT, e)
 
 
-@numba.njit(cache=True)
+@njit
 def _append_tuple(st, e, node, code):
     """Add <node, op, rc> to the membership data of slot e (A4:101)."""
     st.tuples, f = state.take(st.tuples, st.tops, T_TUPLES, T_TUPLE_FREE, TU_NEXT)
@@ -419,14 +419,14 @@ def _append_tuple(st, e, node, code):
     st.slots[e, SL_TAIL] = f
 
 
-@numba.njit(cache=True)
+@njit
 def _free_tuples(st, e):
     if st.slots[e, SL_HEAD] != -1:
         st.tuples[st.slots[e, SL_TAIL], TU_NEXT] = st.tops[T_TUPLE_FREE]
         st.tops[T_TUPLE_FREE] = st.slots[e, SL_HEAD]
 
 
-@numba.njit(cache=True)
+@njit
 def _send_acks(st, q, i, j, parent_slot, carrier, now):
     """SENDACKS (A4:99-102): a subscriber that never received from the source adds its tuple."""
     m = st.slots[carrier, SL_MSG]
@@ -443,7 +443,7 @@ def _send_acks(st, q, i, j, parent_slot, carrier, now):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _op(st, q, kind, i, t, now):
     row = i * st.n_topics + t
     base = row * st.n
@@ -482,7 +482,7 @@ def _op(st, q, kind, i, t, now):
         _co_broadcast(st, q, i, t, UNS, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _fast_subscribe(st, x, t):
     """FAST_SUBSCRIPTION: x joins the topic's shared view, and every node on the full-tree path
     from the root to x that is neither a member nor FORWARD yet (the root included) is marked
@@ -500,7 +500,7 @@ def _fast_subscribe(st, x, t):
         _set_code(views, cnt, off, base, x, 1)
 
 
-@numba.njit(cache=True)
+@njit
 def _co_broadcast(st, q, i, t, typ, now):
     m = st.n_msgs[0]
     if m >= len(st.m_type):
@@ -532,7 +532,7 @@ def _co_broadcast(st, q, i, t, typ, now):
         _advance(st, q, i, t, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _advance(st, q, i, t, now):
     """START_MSG_PROPAGATION (A4:16-34): start queued messages until one waits for ACKs."""
     row = i * st.n_topics + t
@@ -568,7 +568,7 @@ def _advance(st, q, i, t, now):
             _forget_topic(st, row)
 
 
-@numba.njit(cache=True)
+@njit
 def _root_start(st, q, m, now, acc):
     """SRPT: the topic root broadcasts m (PUB on the pruned tree, SUB/UNS to every node; under
     FAST_SUBSCRIPTION an UNS on the topic's tree), ``acc`` = m's path wait at the root."""
@@ -590,7 +590,7 @@ def _root_start(st, q, m, now, acc):
     _send_copies(st, q, r, count, m, e + 1, now, acc)
 
 
-@numba.njit(cache=True)
+@njit
 def _wave_done(st, q, m, now):
     """Every ACK of m is back at its source (VCube-PS) or topic root (SRPT)."""
     st.m_finished[m] = now
@@ -601,7 +601,7 @@ def _wave_done(st, q, m, now):
             st.deliv_since[row] = 0
 
 
-@numba.njit(cache=True)
+@njit
 def _forget_topic(st, row):
     """A4:35-37: node i drops its delivery state of the topic (pending messages, first_rec,
     last_delvs) once its UNS propagated, unless it subscribed again meanwhile; and when it
@@ -625,7 +625,7 @@ def _forget_topic(st, row):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _on_message(st, q, m, i, j, slot_code, now):
     n, c, fc = st.n, st.counters, st.fcounters
     recv = st.recv
@@ -695,7 +695,7 @@ def _on_message(st, q, m, i, j, slot_code, now):
             rec[RS_HEARD] = 0  # A4:79-80 (see "Deviations" above)
 
 
-@numba.njit(cache=True)
+@njit
 def _on_ack(st, q, carrier, i, j, e, now):
     """An ACK from child j reaches i, for the message of i's slot e (A4:60-67, then part 2)."""
     m = st.slots[e, SL_MSG]
@@ -731,7 +731,7 @@ def _on_ack(st, q, carrier, i, j, e, now):
             _advance(st, q, src, t, now)
 
 
-@numba.njit(cache=True)
+@njit
 def _apply_data(st, e, row, arrived, arrived_last):
     """A4:75-76 at a subscriber: view <- UPDATE(view, m.data) with the membership data of slot e.
 
@@ -763,7 +763,7 @@ def _apply_data(st, e, row, arrived, arrived_last):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _freeze_barrier(st, row, m):
     """A4:24-25: m carries the row's barrier; the barrier becomes {m}."""
     base = row * st.n
@@ -782,7 +782,7 @@ def _freeze_barrier(st, row, m):
     _barrier_add(st, base, row, st.m_src[m], m)
 
 
-@numba.njit(cache=True)
+@njit
 def _barrier_add(st, base, row, s, m):
     """Put message m (from s) in the row's barrier, replacing an older entry of s."""
     rec = st.rs[base + s]
@@ -798,7 +798,7 @@ def _barrier_add(st, base, row, s, m):
     st.cb_count[row] = k + 1
 
 
-@numba.njit(cache=True)
+@njit
 def _barrier_remove(st, base, row, s, c):
     rs = st.rs
     if rs[base + s, RS_CBV] != c:
@@ -813,7 +813,7 @@ def _barrier_remove(st, base, row, s, c):
     st.cb_count[row] = last
 
 
-@numba.njit(cache=True)
+@njit
 def _new_entry(st, m, row, now):
     st.counters[C_PENDING_LIVE] += 1
     st.pending, e = state.take(st.pending, st.tops, T_ENTRIES, T_ENTRY_FREE, PE_NEXT)
@@ -826,13 +826,13 @@ def _new_entry(st, m, row, now):
     return e
 
 
-@numba.njit(cache=True)
+@njit
 def _free_entry(st, e):
     st.counters[C_PENDING_LIVE] -= 1
     state.release(st.pending, st.tops, T_ENTRY_FREE, PE_NEXT, e)
 
 
-@numba.njit(cache=True)
+@njit
 def _push_ready(st, e):
     k = st.tops[T_READY]
     if k >= len(st.ready):
@@ -841,7 +841,7 @@ def _push_ready(st, e):
     st.tops[T_READY] = k + 1
 
 
-@numba.njit(cache=True)
+@njit
 def _scan(st, e):
     """CHECKCB from the entry's scan position; park it on the first unsatisfied source."""
     m, row = st.pending[e, PE_MSG], st.pending[e, PE_ROW]
@@ -865,7 +865,7 @@ def _scan(st, e):
     return True
 
 
-@numba.njit(cache=True)
+@njit
 def _wake(st, row, s, now):
     """last_delvs[s] or first_rec[s] of the row changed: re-check the messages parked on s."""
     key = row * st.n + s
@@ -880,7 +880,7 @@ def _wake(st, row, s, now):
         e = nxt
 
 
-@numba.njit(cache=True)
+@njit
 def _drain(st, q, now):
     """Deliver every ready entry; each delivery may make more entries ready."""
     tops = st.tops
@@ -889,7 +889,7 @@ def _drain(st, q, now):
         _deliver(st, q, st.ready[tops[T_READY]], now)
 
 
-@numba.njit(cache=True)
+@njit
 def _deliver(st, q, e, now):
     m, row = st.pending[e, PE_MSG], st.pending[e, PE_ROW]
     i = row // st.n_topics
@@ -916,7 +916,7 @@ def _deliver(st, q, e, now):
         events.schedule(q, now + wait, EV_REACT, i, st.m_topic[m])
 
 
-@numba.njit(cache=True)
+@njit
 def _count_delivery(st, row, i, m, delay, now):
     c, fc = st.counters, st.fcounters
     c[C_DELIVERIES] += 1
@@ -940,7 +940,7 @@ def _count_delivery(st, row, i, m, delay, now):
 # ------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@njit
 def _prefetch(st, kind, a, b):
     """Start loading the receiver's rows that the next VCube-PS event will read, while this one
     runs: at N = 4096 they are far out of the caches, and waiting for them took most of a run.
@@ -966,7 +966,7 @@ def _prefetch(st, kind, a, b):
             memory.prefetch(rs, (base + m_src[cb_data[ptr + k]]) * N_RS)
 
 
-@numba.njit(cache=True)
+@njit
 def _run(st, op_time, op_kind, op_node, op_topic):
     q = events.new_queue()
     for k in range(len(op_time)):
@@ -1019,7 +1019,7 @@ def install_membership(st, initial: np.ndarray) -> None:
                 _fast_subscribe(st, int(x), t)
 
 
-@numba.njit(cache=True)
+@njit
 def _outputs(st):
     m = st.n_msgs[0]
     return (st.m_type[:m].copy(), st.m_src[:m].copy(), st.m_topic[:m].copy(), st.m_c[:m].copy(),

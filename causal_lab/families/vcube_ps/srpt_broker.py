@@ -39,11 +39,11 @@ from __future__ import annotations
 
 import dataclasses
 
-import numba
 import numpy as np
 
 from causal_lab import oracle
 from causal_lab.engine import events, network, rng, state
+from causal_lab.engine.jit import njit
 from causal_lab.engine.run import Run as BaseRun
 from causal_lab.families.vcube_ps import kernel
 from causal_lab.topology import vcube as topology
@@ -156,7 +156,7 @@ class Run(BaseRun):
         return float((tree + bs).mean())
 
 
-@numba.njit(cache=True)
+@njit
 def _run(times, sources, brokers, dim, root, p_tree, s_tree, p_bs, s_bs,
          broker_arrival, subscriber_arrival, root_order, delivery_order, received, counters, waits,
          log):
@@ -204,7 +204,7 @@ def _run(times, sources, brokers, dim, root, p_tree, s_tree, p_bs, s_bs,
             received[x] += 1
 
 
-@numba.njit(cache=True)
+@njit
 def _log(log, counters, kind, node, m):
     k = counters[4]
     log[k, state.LOG_KIND] = kind

@@ -1,0 +1,55 @@
+"""``njit``: the decorator every compiled function of the project uses instead of ``numba.njit``.
+
+It is ``numba.njit(cache=True)`` with one difference, which only matters when one kernel calls
+another.  Plain numba compiles a callee once per distinct argument *type* at its call sites, and a
+constant (``_answer(st, q, 0, kind, now)``, ``_policy(..., False)``) has its own literal type, as
+has an int32 read from an int32 array.  So a function called with ``0`` in one place, ``i`` in
+another and ``st.arr_node[r, k]`` in a third was compiled three times, and everything it calls
+with it: the probabilistic-clock family's warm-up (``causal_lab.warm``) compiled 186 versions of
+its 88 functions, and 96 with this module.  Here a call between kernels is typed with the
+constants made ordinary and signed integers widened to int64, so a function compiles once per
+signature of its ordinary arguments; the caller converts the value at the call, as it would for
+any declared signature.
+
+What this gives up: numba's pruning of a branch on a literal ``True``/``False`` argument.  Such a
+branch now stays and is decided when the code runs, one well-predicted test; LLVM still folds it
+where it inlines the callee.  Results are the same, bit for bit: an int32 widened to int64 only
+removes overflow that the code never relies on, and the test suite's recorded smoke outputs did
+not change.  Strings keep their literal type (``engine.state`` reads fields by literal name).
+"""
+
+from __future__ import annotations
+
+from numba.core import types
+from numba.core.registry import CPUDispatcher
+
+
+def _ordinary(t: types.Type) -> types.Type:
+    """The type a kernel is compiled for when a caller passes a value of type ``t``."""
+    if isinstance(t, (types.IntegerLiteral, types.BooleanLiteral)):
+        t = types.unliteral(t)
+    if isinstance(t, types.Integer) and t.signed and t.bitwidth < 64:
+        return types.int64
+    return t
+
+
+class _Kernel(CPUDispatcher):
+    """A CPU dispatcher that compiles calls from other compiled code for ordinary types."""
+
+    def get_call_template(self, args, kws):
+        return super().get_call_template(tuple(_ordinary(t) for t in args),
+                                         {name: _ordinary(t) for name, t in kws.items()})
+
+
+def njit(func=None, *, inline: str = "never"):
+    """``numba.njit(cache=True)`` (``inline="always"`` passed through), typed as the module says.
+
+    Use as ``@njit`` or ``@njit(inline="always")``."""
+    options = {"nopython": True} if inline == "never" else {"nopython": True, "inline": inline}
+
+    def compile_lazily(f):
+        dispatcher = _Kernel(py_func=f, locals={}, targetoptions=options)
+        dispatcher.enable_caching()
+        return dispatcher
+
+    return compile_lazily if func is None else compile_lazily(func)
