@@ -32,6 +32,12 @@ import sys
 import time
 from pathlib import Path
 
+# nbformat imports jsonschema, which imports rfc3987_syntax where it is installed (JupyterLab's
+# jupyter-events asks for it): that module builds a parser when imported, 2.4 s of every
+# notebook's process here, for URI formats that nbformat never checks.  A None entry makes the
+# import fail, and jsonschema then goes without those formats.
+sys.modules.setdefault("rfc3987_syntax", None)
+
 import nbformat
 import pandas as pd
 import papermill
