@@ -34,7 +34,11 @@ without O(N) work per delivery (probabilistic_clocks §4.3):
 * ``seen``: one bit per (message, process), for duplicates, for filling gaps and for liveness;
 * ``prefix[q, a]``: how many messages of source a process q has delivered contiguously;
 * ``lag[q]``: the sources whose broadcasts q has not all delivered yet.  Only those can hold an
-  undelivered predecessor, so the error test of a delivery looks at ``lag[q]`` only;
+  undelivered predecessor, so the error test of a delivery looks at ``lag[q]`` only.  Each
+  entry carries its ``prefix[q, a]``, so that the test reads q's list front to back instead of
+  one scattered entry of ``prefix`` per lagging source (the list is short, ``prefix[q]`` is N
+  entries long); and ``lag_at[a, q]``, the place of a in q's list, is stored per source, so
+  that a broadcast, which puts its source in every other process's list, reads one row;
 * q's true knowledge vector K[q] (the causal past of everything q delivered or broadcast) is
   ``know[q]`` joined with the vector clocks of the few messages in ``pending[q]``.  In an
   error-free delivery the message's past is already inside ``prefix[q]``, so only one entry of
@@ -361,19 +365,19 @@ def _flush(q, know, pend, pend_len, pend_refs, pool, row, last_use, k, free_rows
 
 
 @njit
-def _ahead(prefix, q, vc, a):
+def _ahead(prefix, vc, a):
     """Whether vc[b] > prefix[q, b] for a source b != a: some message of m's causal past
     (vector clock ``vc``) from another source than m's own ``a`` is not delivered yet at q.
 
-    ``_scan`` checks the sources of ``lag_list[q]`` only, since any other b is delivered up to
-    its last broadcast, which bounds vc[b].  When many lag (every node publishing at once:
-    thousands at every delivery), this branch-free pass over the whole rows, which the
-    compiler vectorises and which reads the same cache lines, gives the same answer several
-    times faster."""
+    ``prefix`` is q's row.  ``_scan`` checks the sources of ``lag[q]`` only, since any other b
+    is delivered up to its last broadcast, which bounds vc[b].  When many lag (every node
+    publishing at once: thousands at every delivery), this branch-free pass over the whole rows,
+    which the compiler vectorises and which reads the same cache lines, gives the same answer
+    several times faster."""
     ahead = 0
-    for b in range(prefix.shape[1]):
-        ahead += prefix[q, b] < vc[b]
-    return ahead > (prefix[q, a] < vc[a])
+    for b in range(len(prefix)):
+        ahead += prefix[b] < vc[b]
+    return ahead > (prefix[a] < vc[a])
 
 
 @njit
@@ -393,9 +397,9 @@ def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows, pending_limit):
     nb = np.zeros(n, np.int64)  # broadcasts so far per source
     prefix = np.zeros((n, n), np.int32)
     know = np.zeros((n, n), np.int32)
-    lag_list = np.zeros((n, n), np.int32)
+    lag = np.zeros((n, n, 2), np.int32)  # q's list: (source a, prefix[q, a]) per entry
     lag_len = np.zeros(n, np.int64)
-    lag_pos = np.full((n, n), -1, np.int32)
+    lag_at = np.full((n, n), -1, np.int32)  # [a, q]: the place of a in q's list, -1: not in it
     pool = np.zeros((pool_rows, n), np.int32)
     free_rows = list(range(pool_rows - 1, -1, -1))
     row = np.full(n_msgs, -1, np.int64)
@@ -435,11 +439,14 @@ def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows, pending_limit):
             r = free_rows.pop()
             row[m] = r
             pool[r, :] = know[a, :]
-            for other in range(n):
-                if other != a and lag_pos[other, a] < 0:
-                    lag_pos[other, a] = lag_len[other]
-                    lag_list[other, lag_len[other]] = a
-                    lag_len[other] += 1
+            joins = lag_at[a]
+            for other in range(n):  # a process not lagging on a had delivered a's first c - 1
+                if other != a and joins[other] < 0:
+                    t = lag_len[other]
+                    joins[other] = t
+                    lag[other, t, 0] = a
+                    lag[other, t, 1] = c - 1
+                    lag_len[other] = t + 1
             dcount[m] += 1
             seen[m, a >> 3] |= bit
         else:
@@ -461,11 +468,12 @@ def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows, pending_limit):
                 gap = prefix[q, a] < c - 1
                 if not gap:
                     if 8 * lag_len[q] >= n:  # many lagging sources: one vectorised pass
-                        gap = _ahead(prefix, q, vc, a)
+                        gap = _ahead(prefix[q], vc, a)
                     else:
+                        mine = lag[q]
                         for t in range(lag_len[q]):
-                            b = lag_list[q, t]
-                            if b != a and prefix[q, b] < vc[b]:
+                            b = mine[t, 0]
+                            if b != a and mine[t, 1] < vc[b]:
                                 gap = True
                                 break
                 if gap:
@@ -499,18 +507,22 @@ def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows, pending_limit):
                     pend_refs[m] += 1
                 else:
                     know[q, a] = c
-                if c == prefix[q, a] + 1:
+                if c == prefix[q, a] + 1:  # a's prefix at q grows (q lags on a: c <= nb[a])
                     c_pre = c
                     while c_pre < nb[a] and (seen[by_seq[offset[a] + c_pre], q >> 3] & bit) != 0:
                         c_pre += 1
                     prefix[q, a] = c_pre
-                if prefix[q, a] == nb[a] and lag_pos[q, a] >= 0:
-                    t = lag_pos[q, a]
-                    last = lag_list[q, lag_len[q] - 1]
-                    lag_list[q, t] = last
-                    lag_pos[q, last] = t
-                    lag_pos[q, a] = -1
-                    lag_len[q] -= 1
+                    t = lag_at[a, q]
+                    if c_pre < nb[a]:
+                        lag[q, t, 1] = c_pre
+                    else:  # q is up to date on a: a leaves its list (the last entry fills the gap)
+                        last = lag_len[q] - 1
+                        moved = lag[q, last, 0]
+                        lag[q, t, 0] = moved
+                        lag[q, t, 1] = lag[q, last, 1]
+                        lag_at[moved, q] = t
+                        lag_at[a, q] = -1
+                        lag_len[q] = last
         if last_use[m] == k and row[m] >= 0 and pend_refs[m] == 0:
             free_rows.append(row[m])
             row[m] = -1
