@@ -366,14 +366,15 @@ def _flush(q, know, pend, pend_len, pend_refs, pool, row, last_use, k, free_rows
 
 @njit
 def _ahead(prefix, vc, a):
-    """Whether vc[b] > prefix[q, b] for a source b != a: some message of m's causal past
-    (vector clock ``vc``) from another source than m's own ``a`` is not delivered yet at q.
+    """Whether vc[b] > prefix[b] for a source b != a, ``prefix`` being process q's row: some
+    message of m's causal past (vector clock ``vc``) from another source than m's own ``a`` is
+    not delivered yet at q.
 
-    ``prefix`` is q's row.  ``_scan`` checks the sources of ``lag[q]`` only, since any other b
-    is delivered up to its last broadcast, which bounds vc[b].  When many lag (every node
-    publishing at once: thousands at every delivery), this branch-free pass over the whole rows,
-    which the compiler vectorises and which reads the same cache lines, gives the same answer
-    several times faster."""
+    ``_scan`` checks the sources of ``lag[q]`` only, since any other b is delivered up to its
+    last broadcast, which bounds vc[b].  When many lag (every node publishing at once:
+    thousands at every delivery), this branch-free pass over the whole rows, which the compiler
+    vectorises and which reads the same cache lines, gives the same answer several times
+    faster."""
     ahead = 0
     for b in range(len(prefix)):
         ahead += prefix[b] < vc[b]

@@ -15,7 +15,8 @@ What this gives up: numba's pruning of a branch on a literal ``True``/``False`` 
 branch now stays and is decided when the code runs, one well-predicted test (LLVM can still fold
 it where it inlines the callee); the kernels ran as fast or faster in paired benchmarks.  Results
 are the same, bit for bit: an int32 widened to int64 only removes overflow that the code never
-relies on, and the test suite's recorded smoke outputs did not change.  Strings keep their literal type (``engine.state`` reads fields by literal name).
+relies on, and the test suite's recorded smoke outputs did not change.  Strings keep their
+literal type (``engine.state`` reads fields by literal name).
 """
 
 from __future__ import annotations
