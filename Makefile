@@ -5,6 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SCALE  ?= default
 SOAK_RUNS ?= 10000
+SHARED_SPARK ?= $(CURDIR)/build/spark-driver
 
 # one rule per notebook: build/stamps/<scale>/<notebook>.done, remade when the notebook's cells
 # (not its outputs), its claims or a module it uses change (build/deps.mk lists them; see
@@ -38,9 +39,12 @@ $(BROWSER) &:
 figures: $(DONE)
 	@$(BIN)/python -m causal_lab.figures --summary --scale $(SCALE)
 
+# the notebooks of a batch share one Spark driver (causal_lab/spark_driver.py): the first starts
+# it, the others attach, and it leaves a minute after the last; SHARED_SPARK= gives each its own
 $(STAMPS)/%.done: | $(STAMP) build/kernels.done build/spark-classes.done
 	@mkdir -p $(@D)
-	$(BIN)/python -m causal_lab.figures --scale $(SCALE) --only $*.ipynb && touch $@ || true
+	CAUSAL_LAB_SHARED_SPARK=$(SHARED_SPARK) \
+		$(BIN)/python -m causal_lab.figures --scale $(SCALE) --only $*.ipynb && touch $@ || true
 
 # every family's numba kernels compiled once, two families at a time, before notebooks or tests
 # load them from the cache (causal_lab/warm.py); if it fails, kernels compile on first use as before

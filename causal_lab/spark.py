@@ -4,11 +4,13 @@ Local mode (``local[*]``) is the default so a laptop needs nothing but Java; set
 environment variable ``SPARK_MASTER`` (e.g. ``spark://host:7077``) sends the same sweep to a
 standalone cluster.  Python workers run ``sys.executable`` so they see the same virtualenv, and
 thus the same numpy and the same ``causal_lab``, as the driver: that is what makes results
-bit-identical across local and cluster runs.
+bit-identical across local and cluster runs.  Under ``make figures`` the notebooks of a batch
+attach to one shared driver instead of starting one each (``causal_lab.spark_driver``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -20,7 +22,7 @@ import pyarrow as pa
 import pyspark
 from pyspark.sql import SparkSession
 
-from causal_lab import paths
+from causal_lab import paths, spark_driver
 
 # Spark's default log4j2 profile prints INFO/WARN lines (native-hadoop, hostname, ...) before
 # ``setLogLevel`` can run; this configuration, given to the driver JVM at start-up, keeps stderr
@@ -55,6 +57,9 @@ _QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 _QUIET_CDS = "-Xlog:cds=off -Xlog:cds+dynamic=off"
 
 
+_attached = None  # this process's session on a shared driver, once attached
+
+
 def class_archive() -> Path:
     """Where this checkout keeps the driver's class archive (one per pyspark version)."""
     return paths.repo_root() / "build" / f"spark-classes-{pyspark.__version__}.jsa"
@@ -71,6 +76,15 @@ def _log4j2_file() -> Path:
     return path
 
 
+@contextlib.contextmanager
+def quiet_pandas_notice():
+    """Silence pyspark's notice that it was not tested with pandas 3, which creating a
+    SparkContext prints (it would land in notebook outputs)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
+        yield
+
+
 def spark_session(app_name: str = "causal_lab", *, java_options: str | None = None) -> SparkSession:
     """Return the process's SparkSession, creating it on first use.
 
@@ -80,13 +94,21 @@ def spark_session(app_name: str = "causal_lab", *, java_options: str | None = No
     reachable address for a multi-host cluster), and ``PYTHONPATH`` is also forwarded to cluster
     executors so modules named in ``CAUSAL_LAB_EXTRA_EXPERIMENTS`` import there too.
     ``java_options`` replaces the class-archive options of the driver JVM (``make_class_archive``).
+    With ``CAUSAL_LAB_SHARED_SPARK`` set (``make figures`` does), the session is one on the
+    batch's shared driver instead (``causal_lab.spark_driver``).
     """
-    if java_options is None:
-        archive = class_archive()
-        java_options = f"-XX:SharedArchiveFile={archive} {_QUIET_CDS}" if archive.is_file() else ""
+    global _attached
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    folder = os.environ.get(spark_driver.SHARED_ENV)
+    if folder and java_options is None:
+        if _attached is None:
+            _attached = spark_driver.attach(folder)
+        return _attached
+    if java_options is None:
+        archive = class_archive()
+        java_options = f"-XX:SharedArchiveFile={archive} {_QUIET_CDS}" if archive.is_file() else ""
     builder = (
         SparkSession.builder.master(os.environ.get("SPARK_MASTER", "local[*]"))
         .appName(app_name)
@@ -98,8 +120,7 @@ def spark_session(app_name: str = "causal_lab", *, java_options: str | None = No
     )
     if os.environ.get("PYTHONPATH"):
         builder = builder.config("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"])
-    with warnings.catch_warnings():  # pyspark's notice that it was not tested with pandas 3
-        warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
+    with quiet_pandas_notice():
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
