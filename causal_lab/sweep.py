@@ -56,6 +56,7 @@ from pyspark.sql.types import BooleanType, NumericType
 from tqdm import tqdm
 
 from causal_lab import catalog, codegraph, paths
+from causal_lab.engine import memory
 from causal_lab.experiment import Experiment
 from causal_lab.params import ParameterError
 from causal_lab.spark import spark_session
@@ -164,7 +165,10 @@ def _run_task(
 
 
 def _run_batch(batch: Sequence[Task], *, out: str, **run) -> None:
-    """Run a Spark task's replications in turn; on a retry, skip those already written."""
+    """Run a Spark task's replications in turn; on a retry, skip those already written.  A
+    worker runs one replication after another: its memory is kept for the next one
+    (``engine.memory.keep_freed_memory``)."""
+    memory.keep_freed_memory()
     for task in batch:
         if not (Path(out) / _part_name(task.key)).exists():
             _run_task(task, out=out, **run)

@@ -1,6 +1,8 @@
 """The event queue, the packet-switched delay model and the memory helpers."""
 
 import math
+import subprocess
+import sys
 
 import numba
 import numpy as np
@@ -157,3 +159,32 @@ def test_a_kernel_compiles_once_for_constants_narrow_ints_and_int64():
 
     assert caller(np.array([5], np.int32), 7) == 0 + 5 + 14
     assert [str(s) for s in twice.signatures] == ["(int64, bool)"]
+
+
+KEEP_SCRIPT = """
+import sys
+import numpy as np
+from causal_lab.engine import memory
+
+def rss_mb():
+    line = next(l for l in open('/proc/self/status') if l.startswith('VmRSS'))
+    return int(line.split()[1]) // 1024
+
+kept = memory.keep_freed_memory() if sys.argv[1] == 'keep' else False
+table = np.ones(25_000_000)  # 200 MB, touched
+before = rss_mb()
+del table
+print(kept, before, rss_mb())
+"""
+
+
+@pytest.mark.parametrize("mode", ["keep", "default"])
+def test_keep_freed_memory_keeps_a_freed_table_in_the_process(mode):
+    out = subprocess.run([sys.executable, "-c", KEEP_SCRIPT, mode], check=True,
+                         capture_output=True, text=True).stdout.split()
+    kept, before, after = out[0] == "True", int(out[1]), int(out[2])
+    assert kept == (mode == "keep")
+    if kept:  # its pages stay mapped for the next run to reuse
+        assert after > before - 20
+    else:  # glibc gave them back
+        assert after < before - 150
