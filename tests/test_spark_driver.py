@@ -27,14 +27,6 @@ print(json.dumps({'driver': driver, 'rows': len(rows), 'points': len(summary)}))
 """
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 @pytest.mark.spark
 def test_two_processes_share_one_driver_that_leaves_when_idle(tmp_path):
     folder = tmp_path / "driver"
@@ -55,7 +47,7 @@ def test_two_processes_share_one_driver_that_leaves_when_idle(tmp_path):
         pd.testing.assert_frame_equal(shared, own, check_exact=True)
 
     deadline = time.monotonic() + 60
-    while _alive(reports[0]["driver"]) and time.monotonic() < deadline:
+    while spark_driver._alive(reports[0]["driver"]) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert not _alive(reports[0]["driver"]), "the idle driver did not leave"
+    assert not spark_driver._alive(reports[0]["driver"]), "the idle driver did not leave"
     assert not list(folder.glob("*/driver.json"))
