@@ -10,7 +10,13 @@ SHARED_SPARK ?= $(CURDIR)/build/spark-driver
 # one rule per notebook: build/stamps/<scale>/<notebook>.done, remade when the notebook's cells
 # (not its outputs), its claims or a module it uses change (build/deps.mk lists them; see
 # causal_lab/figures.py)
-NOTEBOOKS := $(wildcard notebooks/*.ipynb)
+# longest first: under -j2 the notebooks that took longest at this scale (data/timings.csv) start
+# first, so that no long one starts last and runs alone at the end; one with no recorded time
+# starts before them all, as it may be the longest
+ALL_NOTEBOOKS := $(wildcard notebooks/*.ipynb)
+BY_TIME   := $(shell awk -F, '$$1 == "$(SCALE)" && $$3 != "" {print $$3, "notebooks/" $$2 ".ipynb"}' \
+                 data/timings.csv 2>/dev/null | sort -rn | cut -d' ' -f2)
+NOTEBOOKS := $(filter-out $(BY_TIME),$(ALL_NOTEBOOKS)) $(filter $(ALL_NOTEBOOKS),$(BY_TIME))
 STAMPS    := build/stamps/$(SCALE)
 DONE      := $(patsubst notebooks/%.ipynb,$(STAMPS)/%.done,$(NOTEBOOKS))
 SOURCES   := $(shell find causal_lab -name '*.py') $(wildcard data/expected/*.csv data/expected/claims/*.csv)

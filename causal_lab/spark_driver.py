@@ -36,6 +36,8 @@ import sys
 import time
 from pathlib import Path
 
+from causal_lab.processes import alive
+
 SHARED_ENV = "CAUSAL_LAB_SHARED_SPARK"  # a directory; unset: every process starts its own driver
 IDLE_ENV = "CAUSAL_LAB_SHARED_SPARK_IDLE"
 IDLE_S = 60.0
@@ -51,21 +53,12 @@ def _lock(path: Path, mode: int):
     return f
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, a driver this process started that has exited, does not)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
 def _read_driver(folder: Path) -> dict | None:
     try:
         info = json.loads((folder / "driver.json").read_text())
     except (OSError, ValueError):
         return None
-    return info if _alive(int(info["pid"])) else None
+    return info if alive(int(info["pid"])) else None
 
 
 def _start(folder: Path) -> dict:

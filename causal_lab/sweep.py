@@ -5,8 +5,16 @@ the driver, a finished replication is on disk the moment it ends, and resuming i
 listing.  Each file appears atomically (temp name in the same directory, fsync, ``os.replace``),
 so after a crash, even ``kill -9``, a ``part-<key>.parquet`` file is either complete or absent;
 rerunning the sweep skips the present ones and deletes stray ``.part-*.tmp`` files older than
-an hour (younger ones may belong to a concurrent sweep, e.g. two notebooks sharing results).
+an hour (younger ones may belong to a concurrent sweep, e.g. two notebooks sharing results)
+and the claims of processes that no longer run.
 Use a filesystem that the driver and every executor see at the same path.
+
+Why sweeps claim their replications: two notebooks of a ``make -j2`` batch may run the same
+experiment at once, and some of their replications are the same tasks (notebooks 10-20 share
+many).  Before running a replication a sweep creates ``.claim-<key>`` in the result folder
+(``O_EXCL``, holding its host and pid); a sweep that finds a replication claimed by a live
+process waits for its file instead of computing it again, and takes over the claims of a dead
+one (a killed sweep).  Notebooks that share no replication run side by side.
 
 Why seeds come from the task and not from its position: ``task_seed`` derives a replication's
 ``SeedSequence`` from the base seed, the experiment name, the point's scenario and the
@@ -41,6 +49,7 @@ import functools
 import hashlib
 import json
 import os
+import socket
 import threading
 import time
 import uuid
@@ -56,6 +65,7 @@ from pyspark.sql.types import BooleanType, NumericType
 from tqdm import tqdm
 
 from causal_lab import catalog, codegraph, paths
+from causal_lab.processes import alive
 from causal_lab.engine import memory
 from causal_lab.experiment import Experiment
 from causal_lab.params import ParameterError
@@ -63,6 +73,7 @@ from causal_lab.spark import spark_session
 
 BASE_SEED = 20181113
 STRAY_AGE_S = 3600.0
+CLAIM_POLL_S = 0.5  # how often a sweep looks for the replications another one computes
 BATCHES_PER_CORE = 4  # enough to even out uneven replications, few enough to keep Spark's cost low
 BOOKKEEPING = ("rep", "base_seed", "seed_entropy", "task_key")
 
@@ -147,6 +158,63 @@ def _part_name(key: str) -> str:
     return f"part-{key}.parquet"
 
 
+def _claim_path(out: Path, task: Task) -> Path:
+    return out / f".claim-{task.key}"
+
+
+def _me() -> str:
+    return f"{socket.gethostname()} {os.getpid()}"
+
+
+def _claimed_by_other(path: Path) -> bool:
+    """Whether the claim at ``path`` belongs to another process that still runs.  One from
+    another host cannot be checked: it holds until it is ``STRAY_AGE_S`` old; one whose owner
+    is still writing it (empty) holds too."""
+    try:
+        owner = path.read_text().split()
+        age = time.time() - path.stat().st_mtime
+    except OSError:  # released meanwhile
+        return False
+    if len(owner) != 2:
+        return age < STRAY_AGE_S
+    host, pid = owner
+    if host != socket.gethostname():
+        return age < STRAY_AGE_S
+    return " ".join(owner) != _me() and alive(int(pid))
+
+
+def _claim(out: Path, pending: Sequence[Task]) -> tuple[list[Task], list[Task]]:
+    """Claim every pending replication that no live process has claimed; return (claimed here,
+    claimed by another).  Two processes taking over the same stale claim both compute it: the
+    same row, written atomically twice."""
+    mine, theirs = [], []
+    for task in pending:
+        path = _claim_path(out, task)
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            if _claimed_by_other(path):
+                theirs.append(task)
+                continue
+            path.write_text(_me())  # a stale claim: its owner died
+        else:
+            with os.fdopen(fd, "w") as f:
+                f.write(_me())
+        mine.append(task)
+    return mine, theirs
+
+
+def _release(out: Path, tasks: Sequence[Task]) -> None:
+    """Remove this process's claims (not those another process took over meanwhile)."""
+    for task in tasks:
+        path = _claim_path(out, task)
+        try:
+            if path.read_text() == _me():
+                path.unlink()
+        except OSError:
+            pass
+
+
 def _run_task(
     task: Task, *, experiment: str, base_seed: int, out: str, extra_modules: str
 ) -> None:
@@ -225,7 +293,8 @@ def run_sweep(
     and Spark's per-task cost then rivalled the simulations' (notebook 31, 400 replications of
     44 CPU-s in all on 2 cores: 78 s one per task, 65 s in batches, both with the 29 s of
     planning since removed).
-    Spark is not started when every task is already done.  Rows come in plan order.
+    Spark is not started when every task is already done or claimed by another live sweep
+    (whose results this one waits for).  Rows come in plan order.
     ``experiment`` must be in the catalog: workers look it up by its name.
     """
     tasks = plan(experiment, scale, overrides, reps, base_seed)
@@ -235,8 +304,10 @@ def run_sweep(
         # left by a killed sweep; a recent one may belong to a sweep running right now
         if time.time() - stray.stat().st_mtime > STRAY_AGE_S:
             stray.unlink(missing_ok=True)
-    existing = set(os.listdir(out))
-    pending = [t for t in tasks if _part_name(t.key) not in existing]
+    for stray in out.glob(".claim-*"):  # left by a killed sweep
+        if not _claimed_by_other(stray):
+            stray.unlink(missing_ok=True)
+    pending = _missing(out, tasks)
     if pending:
         run = functools.partial(
             _run_batch,
@@ -245,7 +316,6 @@ def run_sweep(
             out=str(out.resolve()),
             extra_modules=os.environ.get(catalog.EXTRA_EXPERIMENTS_ENV, ""),
         )
-        sc = spark_session().sparkContext
         with tqdm(total=len(tasks), initial=len(tasks) - len(pending), desc=experiment.name,
                   unit="rep", disable=not progress) as bar:
             stop = threading.Event()
@@ -253,12 +323,28 @@ def run_sweep(
             watcher = threading.Thread(target=_watch, args=(out, names, bar, stop))
             watcher.start()
             try:
-                work = batches(pending, partitions or BATCHES_PER_CORE * sc.defaultParallelism)
-                sc.parallelize(work, numSlices=len(work)).foreach(run)
+                while pending:  # claimed by another sweep: wait, or take over if it died
+                    mine, theirs = _claim(out, pending)
+                    try:
+                        if mine:
+                            sc = spark_session().sparkContext
+                            work = batches(mine, partitions or BATCHES_PER_CORE * sc.defaultParallelism)
+                            sc.parallelize(work, numSlices=len(work)).foreach(run)
+                        else:
+                            time.sleep(CLAIM_POLL_S)
+                    finally:
+                        _release(out, mine)
+                    pending = _missing(out, theirs)
             finally:
                 stop.set()
                 watcher.join()
     return _read_rows([out / _part_name(t.key) for t in tasks]).to_pandas()
+
+
+def _missing(out: Path, tasks: Sequence[Task]) -> list[Task]:
+    """The tasks with no result file in ``out``."""
+    existing = set(os.listdir(out))
+    return [t for t in tasks if _part_name(t.key) not in existing]
 
 
 def _read_rows(files: Sequence[Path]) -> pa.Table:

@@ -11,7 +11,7 @@ import time
 import pandas as pd
 import pytest
 
-from causal_lab import spark_driver
+from causal_lab import processes, spark_driver
 from causal_lab.sweep import run_sweep
 from toy_experiment import TOY
 
@@ -47,7 +47,7 @@ def test_two_processes_share_one_driver_that_leaves_when_idle(tmp_path):
         pd.testing.assert_frame_equal(shared, own, check_exact=True)
 
     deadline = time.monotonic() + 60
-    while spark_driver._alive(reports[0]["driver"]) and time.monotonic() < deadline:
+    while processes.alive(reports[0]["driver"]) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert not spark_driver._alive(reports[0]["driver"]), "the idle driver did not leave"
+    assert not processes.alive(reports[0]["driver"]), "the idle driver did not leave"
     assert not list(folder.glob("*/driver.json"))

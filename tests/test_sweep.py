@@ -2,8 +2,10 @@
 
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -15,7 +17,7 @@ import pytest
 from scipy import stats
 
 import causal_lab.sweep as sweep
-from causal_lab import spark
+from causal_lab import catalog, spark
 from causal_lab.params import Param, ParameterError
 from causal_lab.sweep import STRAY_AGE_S, plan, run_sweep, summarize, task_seed
 from toy_experiment import TOY
@@ -202,6 +204,42 @@ def test_sweep_killed_midway_resumes_without_loss_or_duplicates(tmp_path):
     after = {p.name: p.stat().st_mtime_ns for p in out.glob("part-*.parquet")}
     assert {name: after[name] for name in before} == before
     assert not old.exists()  # recent temp files may belong to a concurrent sweep: kept, ignored
+
+
+@pytest.mark.spark
+def test_replications_claimed_by_a_live_sweep_are_waited_for_and_a_dead_ones_taken_over(tmp_path):
+    """Two notebooks sharing replications under make -j2: each is computed once, by whichever
+    sweep claimed it first, unless that sweep dies."""
+    tasks = plan(TOY, "smoke", {"sleep": [0.2]})
+    waited, orphan = tasks[0], tasks[-1]
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    for task in (waited, orphan):
+        (tmp_path / f".claim-{task.key}").write_text(f"{socket.gethostname()} {other.pid}")
+    result = {}
+    sweeping = threading.Thread(target=lambda: result.update(
+        rows=run_sweep(TOY, "smoke", {"sleep": [0.2]}, out=tmp_path, progress=False)))
+    sweeping.start()
+    try:
+        part = {t.key: tmp_path / f"part-{t.key}.parquet" for t in tasks}
+        deadline = time.monotonic() + 120
+        while not all(part[t.key].exists() for t in tasks[1:-1]):
+            assert sweeping.is_alive() and time.monotonic() < deadline, "sweep ended or stalled"
+            time.sleep(0.05)
+        time.sleep(2 * sweep.CLAIM_POLL_S)
+        assert sweeping.is_alive() and not part[waited.key].exists() and not part[orphan.key].exists()
+        sweep._run_task(waited, experiment=TOY.name, base_seed=sweep.BASE_SEED, out=str(tmp_path),
+                        extra_modules=os.environ[catalog.EXTRA_EXPERIMENTS_ENV])  # the other's work
+        written = part[waited.key].stat().st_ino
+    finally:
+        other.kill()  # dies before writing the orphan's row: the sweep computes it
+        other.wait()
+        sweeping.join(120)
+    assert not sweeping.is_alive()
+    assert part[waited.key].stat().st_ino == written  # not computed again
+    pd.testing.assert_frame_equal(result["rows"][METRICS], direct_rows(tasks), check_exact=True)
+    assert [p.name for p in tmp_path.glob(".claim-*")] == [f".claim-{waited.key}"]  # the dead one's
+    run_sweep(TOY, "smoke", {"sleep": [0.2]}, out=tmp_path, progress=False)
+    assert not list(tmp_path.glob(".claim-*"))  # cleared by the next sweep
 
 
 @pytest.mark.spark
