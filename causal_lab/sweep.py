@@ -65,10 +65,10 @@ from pyspark.sql.types import BooleanType, NumericType
 from tqdm import tqdm
 
 from causal_lab import catalog, codegraph, paths
-from causal_lab.processes import alive
 from causal_lab.engine import memory
 from causal_lab.experiment import Experiment
 from causal_lab.params import ParameterError
+from causal_lab.processes import alive
 from causal_lab.spark import spark_session
 
 BASE_SEED = 20181113

@@ -212,7 +212,7 @@ def test_replications_claimed_by_a_live_sweep_are_waited_for_and_a_dead_ones_tak
     sweep claimed it first, unless that sweep dies."""
     tasks = plan(TOY, "smoke", {"sleep": [0.2]})
     waited, orphan = tasks[0], tasks[-1]
-    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     for task in (waited, orphan):
         (tmp_path / f".claim-{task.key}").write_text(f"{socket.gethostname()} {other.pid}")
     result = {}
