@@ -161,6 +161,49 @@ def test_a_kernel_compiles_once_for_constants_narrow_ints_and_int64():
     assert [str(s) for s in twice.signatures] == ["(int64, bool)"]
 
 
+PLAIN_COUNTS_SCRIPT = """
+import numba
+import numpy as np
+from numba.core.runtime import _nrt_python, nrt
+from causal_lab.engine import jit
+
+@numba.njit
+def allocate(k):
+    total = 0.0
+    for i in range(k):
+        total += np.ones(100).sum()  # an array made and dropped inside compiled code
+    return total
+
+_nrt_python.memsys_enable_stats()
+allocate(1)
+made, freed = _nrt_python.memsys_get_stats_mi_alloc(), _nrt_python.memsys_get_stats_mi_free()
+allocate(1000)
+made, freed = _nrt_python.memsys_get_stats_mi_alloc() - made, _nrt_python.memsys_get_stats_mi_free() - freed
+print(jit.PLAIN_REFERENCE_COUNTS, "atomicrmw" in nrt.rtsys.library.get_llvm_str(), made, freed)
+"""
+
+
+def test_reference_counts_are_plain_and_arrays_are_still_freed():
+    """``engine.jit``: a process that imports the engine first gets NRT counts without locked
+    instructions, and every array compiled code makes is freed (numba's own switch frees none)."""
+    out = subprocess.run([sys.executable, "-c", PLAIN_COUNTS_SCRIPT], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False", "1000", "1000"]
+
+
+def test_no_kernel_runs_outside_the_gil():
+    """Plain reference counts (``engine.jit``) are exact only while one thread at a time runs
+    compiled code: no source of the package may release the GIL or run kernels in parallel."""
+    import re
+    from pathlib import Path
+
+    import causal_lab
+
+    pattern = re.compile(r"nogil\s*=\s*True|parallel\s*=\s*True|\bprange\(")
+    root = Path(causal_lab.__file__).parent
+    offenders = [str(p.relative_to(root)) for p in root.rglob("*.py") if pattern.search(p.read_text())]
+    assert offenders == []
+
+
 KEEP_SCRIPT = """
 import sys
 import numpy as np
