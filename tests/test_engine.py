@@ -1,6 +1,7 @@
 """The event queue, the packet-switched delay model and the memory helpers."""
 
 import math
+import os
 import subprocess
 import sys
 
@@ -188,6 +189,40 @@ def test_reference_counts_are_plain_and_arrays_are_still_freed():
     instructions, and every array compiled code makes is freed (numba's own switch frees none)."""
     out = subprocess.run([sys.executable, "-c", PLAIN_COUNTS_SCRIPT], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "False", "1000", "1000"]
+
+
+STALE_CALLEE_SCRIPT = """
+import sys
+from pathlib import Path
+from causal_lab.engine import jit
+jit.SOURCES_DIGEST = jit.sources_digest(Path(sys.argv[1]) / "pkg")
+sys.path.insert(0, sys.argv[1])
+from pkg import kern
+print(kern.run())
+"""
+
+
+def test_a_cached_kernel_is_recompiled_when_a_callee_in_another_file_changes(tmp_path):
+    """``engine.jit``: numba alone checks only the kernel's own file, so a cached kernel kept
+    running an edited helper's old code; keyed on the sources' digest, it recompiles."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    helper = "from causal_lab.engine.jit import njit\n\n@njit(inline='always')\ndef value():\n    return {}\n"
+    (pkg / "helper.py").write_text(helper.format(1))
+    (pkg / "kern.py").write_text("from causal_lab.engine.jit import njit\nfrom pkg import helper\n\n"
+                                 "@njit\ndef run():\n    return helper.value()\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run():
+        out = subprocess.run([sys.executable, "-c", STALE_CALLEE_SCRIPT, str(tmp_path)], env=env,
+                             capture_output=True, text=True, check=True)
+        return out.stdout.strip()
+
+    assert run() == "1"
+    assert list((tmp_path / "cache").rglob("*.nbi"))  # the kernel was cached
+    (pkg / "helper.py").write_text(helper.format(2))
+    assert run() == "2"
 
 
 def test_no_kernel_runs_outside_the_gil():

@@ -30,12 +30,22 @@ kernel compiles or loads; ``_plain_counts`` builds them without the lock first. 
 switch for this (``nrtdynmod._disable_atomicity``) returns the count *before* the decrement,
 so NRT would never free an array: that is why the builder is ours.  Same results bit for bit;
 ``tests/test_engine.py`` checks that arrays are still freed.
+
+A cache that sees the callees.  Numba keys a cached kernel on its own bytecode and discards it
+when its own file changes, but a kernel inlines what it calls from other files: after an edit
+of ``free_scale/pairs.py`` the cached ``free_scale.kernel._run`` still ran the old pair loops.
+Here every cached kernel is also keyed on a digest of all the package's sources, so any edit
+recompiles what it may reach (once: ``make`` re-runs the warm-up when a source changes).
 """
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 from llvmlite import ir
 from numba.core import types
+from numba.core.caching import FunctionCache
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime import nrt, nrtdynmod
 
@@ -73,6 +83,25 @@ def _ordinary(t: types.Type) -> types.Type:
     return t
 
 
+def sources_digest(package: Path) -> str:
+    """SHA-256 over the path and text of every Python source under ``package``."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+SOURCES_DIGEST = sources_digest(Path(__file__).resolve().parents[1])
+
+
+class _SourcesCache(FunctionCache):
+    """Numba's on-disk cache of one function, its entries keyed also on ``SOURCES_DIGEST``."""
+
+    def _index_key(self, sig, codegen):
+        return (*super()._index_key(sig, codegen), SOURCES_DIGEST)
+
+
 class _Kernel(CPUDispatcher):
     """A CPU dispatcher that compiles calls from other compiled code for ordinary types."""
 
@@ -88,7 +117,7 @@ def njit(func=None, *, inline: str = "never"):
 
     def compile_lazily(f):
         dispatcher = _Kernel(py_func=f, locals={}, targetoptions={"nopython": True, "inline": inline})
-        dispatcher.enable_caching()
+        dispatcher._cache = _SourcesCache(f)
         return dispatcher
 
     return compile_lazily if func is None else compile_lazily(func)
