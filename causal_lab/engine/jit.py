@@ -103,7 +103,11 @@ class _SourcesCache(FunctionCache):
 
 
 class _Kernel(CPUDispatcher):
-    """A CPU dispatcher that compiles calls from other compiled code for ordinary types."""
+    """A CPU dispatcher that compiles calls from other compiled code for ordinary types, and
+    caches on disk keyed also on the package's sources."""
+
+    def enable_caching(self):
+        self._cache = _SourcesCache(self.py_func)
 
     def get_call_template(self, args, kws):
         return super().get_call_template(tuple(_ordinary(t) for t in args),
@@ -117,7 +121,7 @@ def njit(func=None, *, inline: str = "never"):
 
     def compile_lazily(f):
         dispatcher = _Kernel(py_func=f, locals={}, targetoptions={"nopython": True, "inline": inline})
-        dispatcher._cache = _SourcesCache(f)
+        dispatcher.enable_caching()
         return dispatcher
 
     return compile_lazily if func is None else compile_lazily(func)
