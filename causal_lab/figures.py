@@ -156,6 +156,12 @@ def summary(scale: str) -> int:
     return 1 if failed else 0
 
 
+def day(epoch_seconds: float) -> str:
+    """The UTC date a run ended: a row's ``recorded`` is when it was measured, not when the
+    table was rewritten (the paper scale's rows are gathered over days)."""
+    return pd.Timestamp(epoch_seconds, unit="s", tz="UTC").strftime("%Y-%m-%d")
+
+
 def record_timings(scale: str, partial: bool = False) -> pd.DataFrame:
     """Replace ``scale``'s rows of ``data/timings.csv`` by the last run of every notebook, and a
     row ``(batch)`` with the batch's wall time: from the first notebook's start to the last
@@ -168,7 +174,6 @@ def record_timings(scale: str, partial: bool = False) -> pd.DataFrame:
     path = paths.repo_root() / "data" / "timings.csv"
     old = pd.read_csv(path) if path.exists() else pd.DataFrame(columns=["scale", "notebook"])
     earlier = old[old.scale == scale].set_index("notebook")
-    today = pd.Timestamp.now(tz="UTC").strftime("%Y-%m-%d")
     rows = []
     for nb in notebooks():
         record = status_file(scale, nb.name)
@@ -176,7 +181,7 @@ def record_timings(scale: str, partial: bool = False) -> pd.DataFrame:
         if "ended" in status:
             rows.append({"scale": scale, "notebook": nb.stem, "seconds": status["seconds"],
                          "failed": bool(status["error"]), "ended": status["ended"],
-                         "recorded": today, "cores": os.cpu_count()})
+                         "recorded": day(status["ended"]), "cores": os.cpu_count()})
         elif not partial:
             raise SystemExit(f"{nb.name}: no timed run at the {scale} scale (run `make timings SCALE={scale}`)")
         elif nb.stem in earlier.index and pd.notna(earlier.loc[nb.stem, "seconds"]):
@@ -190,7 +195,7 @@ def record_timings(scale: str, partial: bool = False) -> pd.DataFrame:
     else:
         total = {"notebook": "(batch)", "seconds": round(ran.ended.max() - (ran.ended - ran.seconds).min(), 1)}
     runs = pd.concat([runs, pd.DataFrame([{"scale": scale, **total, "failed": bool(ran.failed.any()),
-                                           "recorded": today, "cores": os.cpu_count()}])],
+                                           "recorded": ran.recorded.max(), "cores": os.cpu_count()}])],
                      ignore_index=True)
     runs = runs.drop(columns="ended", errors="ignore")[["scale", "notebook", "seconds", "failed", "recorded", "cores"]]
     runs = pd.concat([old[old.scale != scale], runs], ignore_index=True)

@@ -76,15 +76,17 @@ def test_paper_timings_in_pieces_keep_earlier_pieces_and_leave_the_rest_empty(tm
     assert rows.loc["10_a", "seconds"] == 100.0 and rows.loc["30_c", "failed"]
     assert rows.loc["20_b"].isna()["seconds"]
     assert rows.loc["(sum)", "seconds"] == 150.0 and rows.loc["(sum)", "failed"]
+    assert rows.loc["10_a", "recorded"] == "1970-01-01"  # the day the run ended, not today
     written = (tmp_path / "data" / "timings.csv").read_text().splitlines()
     assert written[0] == "scale,notebook,seconds,failed,recorded,cores" and len(written) == 5
     # the next piece, in another checkout: 20_b runs; the earlier pieces keep their rows
     for name in ("10_a", "30_c"):
         figures.status_file("paper", f"{name}.ipynb").unlink()
-    figures.status_file("paper", "20_b.ipynb").write_text(json.dumps({"seconds": 7.0, "error": "", "ended": 9000.0}))
+    figures.status_file("paper", "20_b.ipynb").write_text(json.dumps({"seconds": 7.0, "error": "", "ended": 200000.0}))
     rows = figures.record_timings("paper", partial=True).set_index("notebook")
     assert rows.loc["10_a", "seconds"] == 100.0 and rows.loc["20_b", "seconds"] == 7.0
     assert rows.loc["(sum)", "seconds"] == 157.0 and len(rows) == 4
+    assert list(rows.recorded) == ["1970-01-01", "1970-01-03", "1970-01-01", "1970-01-03"]
 
 
 def test_the_warm_up_runs_each_protocol_variant_once():
