@@ -5,7 +5,8 @@ when the paper scale ran), never by hand.
 * ``index.html``: per-paper totals (paper claims, report rows and sanity checks counted apart, at
   both scales), then one section per published artifact: its figure, its verdict counts and every
   claim row (the paper's claim and value, ours, the tolerance and where it comes from, the
-  verdict at the default and at the paper scale), with a link to the rendered notebook;
+  verdict at the default and at the paper scale), its measured run time at both scales
+  (``data/timings.csv``), with a link to the rendered notebook;
 * ``notebooks/<notebook>.html``: the executed notebook, rendered by nbconvert;
 * ``deviates/<notebook>.html``: one page per artifact with DEVIATES rows: those rows and the
   explanation its notebook printed (every cell after the judge cell).
@@ -90,6 +91,37 @@ def artifacts() -> list[Artifact]:
         out.append(Artifact(nb.stem, PAPERS[prefix[0]][0], _title(nb),
                             {s: _verdicts(s, nb.stem) for s in SCALES}))
     return out
+
+
+def run_times() -> dict[str, dict[str, pd.Series]]:
+    """``data/timings.csv`` by scale and notebook: each notebook's measured wall time (while it
+    shared the cores with the rest of its batch), the day it was recorded and the core count.
+    The default scale's ``(batch)`` row is one batch's wall; the paper scale's ``(sum)`` adds the
+    walls of notebooks run in several batches, so it is not a batch wall."""
+    path = paths.repo_root() / "data" / "timings.csv"
+    if not path.exists():
+        return {s: {} for s in SCALES}
+    table = pd.read_csv(path).dropna(subset=["seconds"])
+    return {s: {r.notebook: r for _, r in table[table.scale == s].iterrows()} for s in SCALES}
+
+
+def _run_time_line(times: dict[str, dict[str, pd.Series]], notebook: str) -> str:
+    parts = [f"{s} scale {times[s][notebook].seconds:,.0f} s ({times[s][notebook].recorded})"
+             if notebook in times[s] else f"{s} scale not timed" for s in SCALES]
+    return "run time (wall, data/timings.csv): " + "; ".join(parts)
+
+
+def _batch_line(times: dict[str, dict[str, pd.Series]]) -> str:
+    default, paper = times["default"].get("(batch)"), times["paper"].get("(sum)")
+    parts = []
+    if default is not None:
+        parts.append(f"default scale: the whole batch in {default.seconds:,.0f} s wall on "
+                     f"{default.cores:.0f} cores ({default.recorded})")
+    if paper is not None:
+        parts.append(f"paper scale: {paper.seconds:,.0f} s of notebook time added over the batches it was "
+                     f"run in (notebooks share the {paper.cores:.0f} cores, so this is not the batch's wall; "
+                     "README.md gives the measured batch walls)")
+    return "; ".join(parts)
 
 
 def counts(verdicts: pd.DataFrame) -> dict[str, int]:
@@ -199,7 +231,7 @@ def _claims_table(art: Artifact) -> str:
     return f"<table>{head}{''.join(rows)}</table>"
 
 
-def _artifact_section(art: Artifact) -> str:
+def _artifact_section(art: Artifact, times: dict[str, dict[str, pd.Series]]) -> str:
     c = {s: counts(v) for s, v in art.verdicts.items()}
     line = lambda s: (f"{s} scale: " + (f"paper claims {c[s]['PASS']} PASS, {c[s]['DEVIATES']} DEVIATES, "
                                          f"{c[s]['NOT_RUN']} NOT_RUN; {c[s]['report']} report rows; "
@@ -211,6 +243,7 @@ def _artifact_section(art: Artifact) -> str:
             f"<img class='thumb' src='{art.figure}' alt='{_cell(art.notebook)} figure'>"
             f"<p><a href='notebooks/{art.notebook}.html'>{art.notebook}.ipynb (rendered)</a>{deviates}</p>"
             f"<p>{_cell(line('default'))}<br>{_cell(line('paper'))}</p>"
+            f"<p class='runtime'>{_cell(_run_time_line(times, art.notebook))}</p>"
             f"<details><summary>{len(art.verdicts['default'])} claim rows</summary>{_claims_table(art)}</details>"
             f"<div class='clear'></div></section>")
 
@@ -264,10 +297,11 @@ def build(target: Path | None = None) -> Path:
                   for paper, group in by_paper.items()]
         totals.append(("all papers", {s: counts(pd.concat([a.verdicts[s] for a in arts])) for s in SCALES}))
         expected = {PAPERS[k][0]: PAPERS[k][1] for k in PAPERS}
+        times = run_times()
         sections = []
         for paper, group in by_paper.items():
             sections.append(f"<h2>{_cell(paper)} ({len(group)} of {expected[paper]} artifacts)</h2>"
-                            + "".join(_artifact_section(a) for a in group))
+                            + "".join(_artifact_section(a, times) for a in group))
         companions = [nb.stem for nb in sorted((root / "notebooks").glob("*.ipynb"))
                       if nb.stem[:2] in COMPANIONS and nb.stem in executed]
         body = ("<h1>causal_lab: reproduction report</h1>"
@@ -275,7 +309,7 @@ def build(target: Path | None = None) -> Path:
                 "<code>data/verdicts/</code> (default scale) and <code>data/verdicts/paper/</code> (paper scale) "
                 "and the executed notebooks; paper claims, report rows and sanity checks are counted apart "
                 "(a sanity check holds by construction: it is a test, not a reproduced claim).</p>"
-                + _totals_table(totals) + "".join(sections)
+                + _totals_table(totals) + f"<p class='runtime'>{_cell(_batch_line(times))}</p>" + "".join(sections)
                 + (cross_family_section(executed[CROSS_FAMILY], (staging / "figures" / f"{CROSS_FAMILY}.png").exists())
                    if CROSS_FAMILY in executed else "")
                 + "<h2>Companion notebooks</h2><ul>"

@@ -6,6 +6,7 @@ JupyterLab runs ``notebooks/00_vcube.ipynb``."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -44,6 +45,8 @@ def test_report_renders_every_artifact_and_every_image(browser):
     sections = browser.find_elements("css selector", "section.artifact")
     assert [s.get_attribute("id") for s in sections] == [a.notebook for a in arts]
     assert all(s.find_element("css selector", "h3").text for s in sections)
+    times = [s.find_element("css selector", "p.runtime").text for s in sections]
+    assert all(re.search(r"default scale [\d,]+ s \(20\d\d-\d\d-\d\d\)", t) for t in times), times
     images = browser.execute_script(
         "return Array.from(document.images).map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0])")
     cross = browser.find_elements("css selector", f"section.cross[id='{report.CROSS_FAMILY}']")
