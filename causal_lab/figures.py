@@ -171,7 +171,7 @@ def record_timings(scale: str, partial: bool = False) -> pd.DataFrame:
     notebook with no timed run here keeps its row of ``data/timings.csv`` from an earlier piece,
     or gets a row with no seconds; the last row is the ``(sum)`` of the notebooks timed instead of
     a batch wall time that no single run measured."""
-    path = paths.repo_root() / "data" / "timings.csv"
+    path = paths.timings_file()
     old = pd.read_csv(path) if path.exists() else pd.DataFrame(columns=["scale", "notebook"])
     earlier = old[old.scale == scale].set_index("notebook")
     rows = []

@@ -42,6 +42,11 @@ def verdicts_dir(scale: str) -> Path:
     return output_folder(scale, "data/verdicts")
 
 
+def timings_file() -> Path:
+    """Measured wall time of every notebook at each scale (``figures --timings`` writes it)."""
+    return repo_root() / "data" / "timings.csv"
+
+
 def expected_dir() -> Path:
     return repo_root() / "data" / "expected"
 

@@ -98,11 +98,9 @@ def run_times() -> dict[str, dict[str, pd.Series]]:
     shared the cores with the rest of its batch), the day it was recorded and the core count.
     The default scale's ``(batch)`` row is one batch's wall; the paper scale's ``(sum)`` adds the
     walls of notebooks run in several batches, so it is not a batch wall."""
-    path = paths.repo_root() / "data" / "timings.csv"
-    if not path.exists():
-        return {s: {} for s in SCALES}
-    table = pd.read_csv(path).dropna(subset=["seconds"])
-    return {s: {r.notebook: r for _, r in table[table.scale == s].iterrows()} for s in SCALES}
+    path = paths.timings_file()
+    table = pd.read_csv(path).dropna(subset=["seconds"]) if path.exists() else pd.DataFrame(columns=["scale", "notebook"])
+    return {s: dict(list(table[table.scale == s].set_index("notebook").iterrows())) for s in SCALES}
 
 
 def _run_time_line(times: dict[str, dict[str, pd.Series]], notebook: str) -> str:
