@@ -23,12 +23,12 @@ from causal_lab.families.vcube_ps import workload as pubsub_workload
 CHURN_MINUTES = 20.0
 
 
-def _pubsub_run(workload, seed, mode: str = "vcube_ps") -> tuple[float, float, int, int]:
+def _pubsub_run(workload, seed, mode: str = "vcube_ps", layout: str = "rows") -> tuple[float, float, int, int]:
     """CPU seconds of one run (VCube-PS, or the SRPT-S baseline: ``mode = "srpt"``) and of its
     oracle check, the events processed and the deliveries the oracle found after a causal
     successor (reported: churn runs can have some)."""
     started = time.process_time()
-    run = vcube_ps.simulate(workload, seed=seed, mode=mode)
+    run = vcube_ps.simulate(workload, seed=seed, mode=mode, layout=layout)
     simulated = time.process_time()
     report = run.oracle_report()
     if report.duplicates or run.counters["duplicates"]:
@@ -61,7 +61,7 @@ def run(repeats: int, churn_minutes: float = CHURN_MINUTES) -> list[dict]:
     rate = pubsub_workload.churn_rate(4000, 1.0)
     workload = pubsub_workload.churn(12, 4000, rate, churn_minutes, 500.0, seed)
     for mode, system in (("vcube_ps", "VCube-PS"), ("srpt", "SRPT-S")):
-        sim, check, n_events, late = _pubsub_run(workload, seed, mode)
+        sim, check, n_events, late = _pubsub_run(workload, seed, mode, layout="sources")  # as ps_churn
         per_120 = (sim + check) * 120.0 / churn_minutes
         results.append({"name": f"{system} churn N=4096, N_s=4000, t_med=1 min, {churn_minutes:g} "
                                 "simulated minutes, extrapolated to 120",

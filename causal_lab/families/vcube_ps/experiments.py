@@ -66,14 +66,16 @@ def _d(point) -> int:
 # ------------------------------------------------------------------------------------------
 
 
-def _checked(workload: vcube_ps.Workload, point, seed) -> tuple[vcube_ps.Run, dict]:
-    """Simulate ``point["system"]`` on ``workload``, verify the run (``Run.verify``), return it
-    and the metrics every experiment shares."""
+def _checked(workload: vcube_ps.Workload, point, seed, layout: str = "rows") -> tuple[vcube_ps.Run, dict]:
+    """Simulate ``point["system"]`` on ``workload`` with its records in ``layout`` (the cheaper
+    for that workload: ``kernel.LAYOUTS``), verify the run (``Run.verify``), return it and the
+    metrics every experiment shares."""
     run = vcube_ps.simulate(workload, net=_net(point), seed=seed, mode=point["system"],
                             ack_cost=point["ack_cost"],
                             checkcb=point.get("checkcb", "strict"),
                             cb_prune=point.get("cb_prune", True),
-                            srpt_membership=point.get("srpt_membership", "delegate_broadcast"))
+                            srpt_membership=point.get("srpt_membership", "delegate_broadcast"),
+                            layout=layout)
     report = run.verify()
     c = run.counters
     receptions = c["subscriber_receptions"] + c["false_positives"]
@@ -226,7 +228,7 @@ def replicate_churn(point, seed) -> dict:
     else:
         rate = 0.0
     w = pubsub_workload.churn(_d(point), ns, rate, point["minutes"], point["period"], seed)
-    run, m = _checked(w, point, seed)
+    run, m = _checked(w, point, seed, layout="sources")  # one publication at a time
     swaps = int((w.ops == vcube_ps.OP_SUBSCRIBE).sum())
     m.update({
         # immediate pairs are a subset of oracle_late, which static runs have already shown is 0

@@ -42,13 +42,16 @@ per-row arrays of length N are flattened at ``row * N``):
   member of a cluster (VCube-PS) or "does this sub-cube hold a subscriber" (SRPT) is an
   O(d) descent instead of a scan of the view.
 * what a row (i, t) knows of each source s is one record of ``N_RS`` int32 columns (``RS_*``),
-  so that a reception touches one cache line per source it looks at instead of one per table.
-  The table is source-major: the record is ``rs[(s * T + t) * N + i]`` (``_col``), so the
-  receptions of one wave, and the barrier checks against the few sources active at the time,
-  read neighbouring records.  At N = 4096 there are 16.8 M records, far beyond the caches: laid
-  out per row, every reception read a record N records away from the last one, and
-  ``_prefetch`` could only start loading the next event's records while the current one ran;
-  source-major, 6-minute churn runs took 13-28 % less CPU time (``_forget_topic``).
+  so that a reception touches one cache line per source it looks at instead of one per table:
+  ``rs[s * stride + col[row]]`` (``_col``), in one of two orders (``layout``).  At N = 4096
+  there are 16.8 M records, far beyond the caches, and ``_prefetch`` starts loading the next
+  event's records while the current one runs.  ``rows`` (``rs[row * N + s]``) keeps a row's
+  records together: a delivery whose barrier names many sources reads them side by side (every
+  node publishing, Figures 5.8-5.10).  ``sources`` (``rs[(s * T + t) * N + i]``) keeps a
+  source's together: the receptions of one wave, and the checks against the few sources active
+  at a time, read neighbouring records (one publication every 500 ms under churn, Figure 5.11:
+  6-minute runs at N = 4096 took 13-28 % less CPU time than with ``rows``, but notebooks 33 and
+  36 together 16 % more at the paper scale).
   ``first_rec``, ``last_delvs``, ``last_recv``: a counter value or 0 (none yet: message
   counters start at 1); ``heard``: the A4:100 flag, the low bit of ``stamp``, whose other bits
   date the record's fields of the current subscription (``_renew``).  The records start at 0
@@ -106,6 +109,9 @@ MODES = {"vcube_ps": VCUBE_PS, "srpt": SRPT}
 # avoids at the cost of more messages blocked at joiners.
 STRICT, LENIENT, SAFE = 0, 1, 2
 CHECKCB_RULES = {"strict": STRICT, "lenient": LENIENT, "safe": SAFE}
+# the order of the per (row, source) records in memory (see the data layout above): the same runs
+# bit for bit, but not the same cost
+LAYOUTS = ("rows", "sources")
 
 SUB, UNS, PUB = 0, 1, 2  # message types (spec §2.1); ACKs are their own event kind
 OP_PUBLISH, OP_SUBSCRIBE, OP_UNSUBSCRIBE = 0, 1, 2  # workload operations (Algorithm 3)
@@ -151,6 +157,7 @@ SRPT_MEMBERSHIP = {"delegate_broadcast": DELEGATE_BROADCAST, "fast_subscription"
 FIELDS = (
     # configuration
     "d", "n", "n_topics", "mode", "checkcb", "prune", "ack_queued", "react_p", "react_key", "fast",
+    "stride",
     "net", "net_state", "roots", "off",
     # per node and per row
     "counter", "subscribed", "joins", "busy", "bq_head", "bq_tail", "last_op", "sub_done", "deliv_since",
@@ -181,8 +188,8 @@ POOL = 1024  # initial size of the growable pools
 StateType, State = state.define("State", FIELDS, __name__)
 
 def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *, checkcb=STRICT,
-              prune=True, ack_queued=False, react_p=0, fast=DELEGATE_BROADCAST):
-    """The kernel state.  The per (row, source) tables are zero until touched, in 2 MiB pages when
+              prune=True, ack_queued=False, react_p=0, fast=DELEGATE_BROADCAST, layout="rows"):
+    """The kernel state, its records in the given ``layout``.  The per (row, source) tables are zero until touched, in 2 MiB pages when
     VCube-PS runs at least as many messages as nodes: subscribers then touch most of their
     records, and with 4 KiB pages the TLB misses made a 6-minute churn run at N = 4096, N_s = 4000
     take 16.2 s instead of 11.4 s.  SRPT-S reads only one column of its records: 4 KiB pages
@@ -197,6 +204,12 @@ def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *,
         off[level] = n - (n >> (level - 1))
     i64, i32 = np.int64, np.int32
     per_row_node = rows * n
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+    if layout == "rows":
+        stride, col = 1, np.arange(rows) * n
+    else:
+        stride, col = n_topics * n, (np.arange(rows) % n_topics) * n + np.arange(rows) // n_topics
     return State.create(
         d=d, n=n, n_topics=n_topics, mode=mode, checkcb=checkcb, prune=prune,
         ack_queued=ack_queued, react_p=react_p, react_key=rng.stream_key(seed, "t_wait"), fast=fast,
@@ -219,7 +232,7 @@ def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *,
         recv=np.zeros(capacity * n, np.bool_),
         sl_acc=np.zeros(POOL * d), m_acc0=np.zeros(capacity), fwd=np.zeros(rows, np.bool_),
         pending=state.table(6, POOL), pe_recv=np.empty(POOL), row_pending=np.full(rows, -1, i64),
-        epoch=np.zeros(rows, np.int32), col=(np.arange(rows) % n_topics) * n + np.arange(rows) // n_topics,
+        epoch=np.zeros(rows, np.int32), col=col, stride=stride,
         slots=state.table(7, POOL), tuples=state.table(3, POOL), tops=tops,
         counters=np.zeros(N_COUNTERS, i64), fcounters=np.zeros(N_FCOUNTERS, np.float64),
         q_sum=np.zeros(n, np.float64), q_cnt=np.zeros(n, i64), q_max=np.zeros(n, i64),
@@ -330,10 +343,10 @@ def _is_subscriber(st, i, t):
 
 @njit
 def _col(st, row):
-    """Where row (i, t)'s records lie in the source-major table ``rs``: the record of source s is
-    ``rs[s * stride + col]`` with ``stride = n_topics * n`` (see the data layout above).  Read
-    from a table: computing t * n + i from the row took two integer divisions, which made
-    Figure 5.10's runs (128 topics) about 10 % slower than the row-major table."""
+    """Where row (i, t)'s records lie in ``rs``: the record of source s is
+    ``rs[s * st.stride + col]`` (see the data layout above).  Read from a table: computing
+    t * n + i from the row took two integer divisions, which made Figure 5.10's runs (128
+    topics) about 10 % slower."""
     return st.col[row]
 
 
@@ -465,7 +478,7 @@ def _send_acks(st, q, i, j, parent_slot, carrier, now):
     if st.mode == VCUBE_PS and _is_subscriber(st, i, t):
         row = i * st.n_topics + t
         heard = (st.epoch[row] << 1) | 1  # the stamp of a current record with heard set
-        if st.rs[(st.m_src[m] * st.n_topics + t) * st.n + i, RS_STAMP] != heard:
+        if st.rs[st.m_src[m] * st.stride + st.col[row], RS_STAMP] != heard:
             _append_tuple(st, carrier, i, st.views[row * st.n + i])
     _send_ack(st, q, i, j, parent_slot, carrier, now)
 
@@ -580,7 +593,7 @@ def _advance(st, q, i, t, now):
         typ = st.m_type[m]
         if typ == PUB:
             c = st.m_c[m]
-            key = (i * st.n_topics + t) * st.n + i
+            key = i * st.stride + st.col[row]
             _renew(st.rs, key, st.epoch[row])
             own = st.rs[key]
             if own[RS_FIRST_REC] == 0:
@@ -668,7 +681,8 @@ def _on_message(st, q, m, i, j, slot_code, now):
     typ, t, src, seq = st.m_type[m], st.m_topic[m], st.m_src[m], st.m_c[m]
     row = i * st.n_topics + t
     base = row * n
-    rec = st.rs[(src * st.n_topics + t) * n + i]  # the row's record of the source
+    key = src * st.stride + st.col[row]
+    rec = st.rs[key]  # the row's record of the source
     if seq <= rec[RS_LAST_RECV]:
         c[C_FIFO_VIOLATIONS] += 1  # receptions per (source, topic) in creation order
     rec[RS_LAST_RECV] = seq
@@ -711,7 +725,7 @@ def _on_message(st, q, m, i, j, slot_code, now):
     # part 2: only a subscriber (VCube-PS)
     if srpt or not sub:
         return
-    _renew(st.rs, (src * st.n_topics + t) * n + i, st.epoch[row])
+    _renew(st.rs, key, st.epoch[row])
     if typ == PUB:
         rec[RS_STAMP] |= 1
         if rec[RS_FIRST_REC] == 0:
@@ -806,7 +820,7 @@ def _freeze_barrier(st, row, m):
     st.cb_ptr[m] = ptr
     st.tops[T_CB] = ptr + count
     rs = st.rs
-    col, stride = _col(st, row), st.n_topics * st.n
+    col, stride = _col(st, row), st.stride
     for k in range(count):
         s = st.cb_members[base + k]
         st.cb_data[ptr + k] = rs[s * stride + col, RS_CB_MSG]
@@ -819,7 +833,7 @@ def _freeze_barrier(st, row, m):
 @njit
 def _barrier_add(st, base, row, s, m):
     """Put message m (from s) in the row's barrier, replacing an older entry of s."""
-    rec = st.rs[s * st.n_topics * st.n + _col(st, row)]
+    rec = st.rs[s * st.stride + _col(st, row)]
     replaced = rec[RS_CBV] != 0
     rec[RS_CBV] = st.m_c[m]
     rec[RS_CB_MSG] = m
@@ -901,7 +915,7 @@ def _scan(st, e):
     p, end, ptr = st.pending[e, PE_POS], st.cb_len[m], st.cb_ptr[m]
     cb_data, m_src, m_c = st.cb_data, st.m_src, st.m_c
     rs, rule = st.rs, st.checkcb
-    col, stride, epoch = _col(st, row), st.n_topics * st.n, st.epoch[row]
+    col, stride, epoch = _col(st, row), st.stride, st.epoch[row]
     while p < end:
         dep = cb_data[ptr + p]
         s, c = m_src[dep], m_c[dep]
@@ -923,7 +937,7 @@ def _scan(st, e):
 @njit
 def _wake(st, row, s, now):
     """last_delvs[s] or first_rec[s] of the row changed: re-check the messages parked on s."""
-    key = s * st.n_topics * st.n + _col(st, row)
+    key = s * st.stride + _col(st, row)
     rs = st.rs
     _renew(rs, key, st.epoch[row])
     e = rs[key, RS_W_HEAD] - 1
@@ -955,7 +969,7 @@ def _deliver(st, q, e, now):
     state.log(st, T_LOG, oracle.DELIVER, i, m)
     _count_delivery(st, row, i, m, now - st.pe_recv[e], now)
     _free_entry(st, e)
-    col, stride = _col(st, row), st.n_topics * st.n
+    col, stride = _col(st, row), st.stride
     _renew(st.rs, s * stride + col, st.epoch[row])
     rec = st.rs[s * stride + col]
     if m_c[m] > rec[RS_LAST_DELVS]:
@@ -1015,7 +1029,7 @@ def _prefetch(st, kind, a, b):
     m_src = st.m_src
     t = st.m_topic[m]
     base = (i * st.n_topics + t) * n
-    col, stride = t * n + i, st.n_topics * n
+    col, stride = st.col[i * st.n_topics + t], st.stride
     rs = st.rs
     memory.prefetch(rs, (m_src[m] * stride + col) * N_RS)
     memory.prefetch(st.views, base + i)
@@ -1278,10 +1292,11 @@ def thesis_network(t_t: float = 1.0, tpp_mean: float = 100.0, tpp_sigma: float =
 def simulate(workload: Workload, *, net: network.Network | None = None,
              seed: np.random.SeedSequence | None = None, mode: str = "vcube_ps",
              ack_cost: str = "free", checkcb: str = "strict", cb_prune: bool = True,
-             srpt_membership: str = "delegate_broadcast") -> Run:
+             srpt_membership: str = "delegate_broadcast", layout: str = "rows") -> Run:
     """Run ``workload`` under VCube-PS or SRPT-S (the kernel contract of
     ``causal_lab.engine.run``); see the module docstring.  ``srpt_membership`` is SRPT-S's
-    membership protocol under churn (``SRPT_MEMBERSHIP``); VCube-PS has its own."""
+    membership protocol under churn (``SRPT_MEMBERSHIP``); VCube-PS has its own.  ``layout``
+    (``LAYOUTS``) orders the records in memory: it changes the cost of a run, not the run."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if srpt_membership not in SRPT_MEMBERSHIP:
@@ -1301,7 +1316,7 @@ def simulate(workload: Workload, *, net: network.Network | None = None,
     st = new_state(workload.d, workload.n_topics, MODES[mode], workload.capacity(), net, seed,
                    workload.roots, checkcb=CHECKCB_RULES[checkcb], prune=bool(cb_prune),
                    ack_queued=ack_cost == "queued", react_p=int(workload.react_p),
-                   fast=SRPT_MEMBERSHIP[srpt_membership])
+                   fast=SRPT_MEMBERSHIP[srpt_membership], layout=layout)
     install_membership(st, np.asarray(workload.initial, bool))
     _run(st, np.asarray(workload.times, np.float64), np.asarray(workload.ops, np.int64),
          np.asarray(workload.nodes, np.int64), np.asarray(workload.topics, np.int64))
