@@ -43,15 +43,17 @@ per-row arrays of length N are flattened at ``row * N``):
   O(d) descent instead of a scan of the view.
 * what a row (i, t) knows of each source s is one record of ``N_RS`` int32 columns (``RS_*``),
   so that a reception touches one cache line per source it looks at instead of one per table:
-  ``rs[s * stride + col[row]]`` (``_col``), in one of two orders (``layout``).  At N = 4096
+  ``rs[s * stride + col[row]]``, in one of two orders (``layout``; ``col`` is a table because
+  computing t * N + i from the row took two integer divisions, 10 % of Figure 5.10's runs).  At N = 4096
   there are 16.8 M records, far beyond the caches, and ``_prefetch`` starts loading the next
   event's records while the current one runs.  ``rows`` (``rs[row * N + s]``) keeps a row's
   records together: a delivery whose barrier names many sources reads them side by side (every
   node publishing, Figures 5.8-5.10).  ``sources`` (``rs[(s * T + t) * N + i]``) keeps a
   source's together: the receptions of one wave, and the checks against the few sources active
   at a time, read neighbouring records (one publication every 500 ms under churn, Figure 5.11:
-  6-minute runs at N = 4096 took 13-28 % less CPU time than with ``rows``, but notebooks 33 and
-  36 together 16 % more at the paper scale).
+  6-minute runs at N = 4096 took 13-28 % less CPU time than with ``rows``, a 20-minute run at
+  N_s = 4000, t_med = 1 min as much; ``sources`` made notebooks 33 and 36 together 16 % dearer
+  at the paper scale).
   ``first_rec``, ``last_delvs``, ``last_recv``: a counter value or 0 (none yet: message
   counters start at 1); ``heard``: the A4:100 flag, the low bit of ``stamp``, whose other bits
   date the record's fields of the current subscription (``_renew``).  The records start at 0
@@ -189,9 +191,9 @@ StateType, State = state.define("State", FIELDS, __name__)
 
 def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *, checkcb=STRICT,
               prune=True, ack_queued=False, react_p=0, fast=DELEGATE_BROADCAST, layout="rows"):
-    """The kernel state, its records in the given ``layout``.  The per (row, source) tables are zero until touched, in 2 MiB pages when
-    VCube-PS runs at least as many messages as nodes: subscribers then touch most of their
-    records, and with 4 KiB pages the TLB misses made a 6-minute churn run at N = 4096, N_s = 4000
+    """The kernel state, its records in the given ``layout``.  The per (row, source) tables are
+    zero until touched, in 2 MiB pages when VCube-PS runs at least as many messages as nodes:
+    subscribers then touch most of their records, and with 4 KiB pages the TLB misses made a 6-minute churn run at N = 4096, N_s = 4000
     take 16.2 s instead of 11.4 s.  SRPT-S reads only one column of its records: 4 KiB pages
     (``engine.memory.zeros``) are faster there (6.8 s against 7.8 s)."""
     n = 1 << d
@@ -339,15 +341,6 @@ def _is_subscriber(st, i, t):
     ``subscribed``: only i writes its own view entry (Algorithm 3; UPDATE never meets a newer
     tuple of i than i's own), and this small array stays in cache where the view rows do not."""
     return st.subscribed[i * st.n_topics + t]
-
-
-@njit
-def _col(st, row):
-    """Where row (i, t)'s records lie in ``rs``: the record of source s is
-    ``rs[s * st.stride + col]`` (see the data layout above).  Read from a table: computing
-    t * n + i from the row took two integer divisions, which made Figure 5.10's runs (128
-    topics) about 10 % slower."""
-    return st.col[row]
 
 
 @njit
@@ -820,7 +813,7 @@ def _freeze_barrier(st, row, m):
     st.cb_ptr[m] = ptr
     st.tops[T_CB] = ptr + count
     rs = st.rs
-    col, stride = _col(st, row), st.stride
+    col, stride = st.col[row], st.stride
     for k in range(count):
         s = st.cb_members[base + k]
         st.cb_data[ptr + k] = rs[s * stride + col, RS_CB_MSG]
@@ -833,7 +826,7 @@ def _freeze_barrier(st, row, m):
 @njit
 def _barrier_add(st, base, row, s, m):
     """Put message m (from s) in the row's barrier, replacing an older entry of s."""
-    rec = st.rs[s * st.stride + _col(st, row)]
+    rec = st.rs[s * st.stride + st.col[row]]
     replaced = rec[RS_CBV] != 0
     rec[RS_CBV] = st.m_c[m]
     rec[RS_CB_MSG] = m
@@ -915,7 +908,7 @@ def _scan(st, e):
     p, end, ptr = st.pending[e, PE_POS], st.cb_len[m], st.cb_ptr[m]
     cb_data, m_src, m_c = st.cb_data, st.m_src, st.m_c
     rs, rule = st.rs, st.checkcb
-    col, stride, epoch = _col(st, row), st.stride, st.epoch[row]
+    col, stride, epoch = st.col[row], st.stride, st.epoch[row]
     while p < end:
         dep = cb_data[ptr + p]
         s, c = m_src[dep], m_c[dep]
@@ -937,7 +930,7 @@ def _scan(st, e):
 @njit
 def _wake(st, row, s, now):
     """last_delvs[s] or first_rec[s] of the row changed: re-check the messages parked on s."""
-    key = s * st.stride + _col(st, row)
+    key = s * st.stride + st.col[row]
     rs = st.rs
     _renew(rs, key, st.epoch[row])
     e = rs[key, RS_W_HEAD] - 1
@@ -969,7 +962,7 @@ def _deliver(st, q, e, now):
     state.log(st, T_LOG, oracle.DELIVER, i, m)
     _count_delivery(st, row, i, m, now - st.pe_recv[e], now)
     _free_entry(st, e)
-    col, stride = _col(st, row), st.stride
+    col, stride = st.col[row], st.stride
     _renew(st.rs, s * stride + col, st.epoch[row])
     rec = st.rs[s * stride + col]
     if m_c[m] > rec[RS_LAST_DELVS]:
