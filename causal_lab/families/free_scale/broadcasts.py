@@ -133,7 +133,8 @@ def next_arrival(st, q):
 def prefetch(st, q):
     """Start loading what the coming copies will read, while this one is handled: the next
     copy's destination is returned ((wire, destination); -1, -1 for none or a single copy), and
-    the block entries of the one after it, which is a child of the heap's root, are fetched.
+    the block entries of the root's two children are fetched (the copy after next is one of
+    them, unless a copy scheduled meanwhile comes first).
     At N = 900 about 10^3 blocks interleave, so a block's row has left the L2 cache by the time
     its next copy is due: its load was most of ``next_arrival``'s time."""
     heap = q.heap
