@@ -47,6 +47,83 @@ def test_peek_shows_the_event_pop_returns_next():
 
 
 @numba.njit
+def _mixed(ops, times, capacity):
+    """Apply ``ops`` (0: schedule, 1: pop, 2: pop then schedule, which fills the slot the pop
+    left) to a queue; returns the popped a's (-2 if ``peek`` or ``next_time`` had shown another
+    event), the times popped, and the pending count at the end."""
+    q = events.new_queue(capacity)
+    out = np.full(len(ops), -1, np.int64)
+    out_t = np.full(len(ops), -1.0)
+    for k in range(len(ops)):
+        if ops[k] == 0 or events.empty(q):
+            events.schedule(q, times[k], 3, k, -k)
+            continue
+        t_next, (kind_next, a_next, b_next) = events.next_time(q), events.peek(q)
+        t, kind, a, b = events.pop(q)
+        same = (t, kind, a, b) == (t_next, kind_next, a_next, b_next) and b == -a
+        out[k], out_t[k] = (a, t) if same else (-2, -2.0)
+        if ops[k] == 2:
+            events.schedule(q, times[k], 3, k, -k)
+    return out, out_t, events.pending(q)
+
+
+def _model(ops, times):
+    """The same operations on a sorted Python list of (time, seq, a)."""
+    pending, out, out_t, seq = [], [], [], 0
+    for k, op in enumerate(ops):
+        if op == 0 or not pending:
+            pending.append((times[k], seq, k)); seq += 1
+            out.append(-1); out_t.append(-1.0)
+        else:
+            pending.sort()
+            t, _, a = pending.pop(0)
+            if op == 2:
+                pending.append((times[k], seq, k)); seq += 1
+            out.append(a); out_t.append(t)
+    return out, out_t, len(pending)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_queue_matches_a_sorted_list(seed):
+    """Pops and pushes in any mix leave in (time, insertion) order, and ``peek`` shows what
+    ``pop`` returns next, with the popped slot open or filled; ties are frequent (times on a
+    grid of 20) and the queue outgrows its first capacity."""
+    g = np.random.default_rng(seed)
+    ops = g.choice(3, 3000, p=[0.5, 0.25, 0.25])
+    times = g.integers(0, 20, 3000) * 0.5
+    times[(times == 0.0) & (np.arange(3000) % 2 == 0)] = -0.0  # the same instant as 0.0
+    out, out_t, left = _mixed(ops, times, 2)
+    model, model_t, model_left = _model(ops, times)
+    assert list(out) == model and list(out_t) == model_t and left == model_left
+
+
+@numba.njit
+def _runners_up(times):
+    q = events.new_queue()
+    for k in range(len(times)):
+        events.schedule(q, times[k], 0, k, 0)
+    events.pop(q)
+    shown = np.full(events.ARITY, -1, np.int64)
+    for j in range(events.runners_up(q)):
+        shown[j] = events.runner_up(q, j)[1]
+    return shown, events.peek(q)[1]
+
+
+def test_runners_up_hold_the_event_after_next():
+    """After the first pop, the next event is peeked and the one after it is a runner-up."""
+    times = np.array([0.0, 5.0, 1.0, 7.0, 2.0, 9.0, 3.0, 8.0])
+    shown, head = _runners_up(times)
+    assert head == 2  # time 1.0
+    assert 4 in shown  # time 2.0, next but one
+    assert set(shown) <= set(range(8)) | {-1}
+
+
+def test_a_negative_time_is_refused():
+    with pytest.raises(ValueError, match=">= 0"):
+        _drain(np.array([1.0, -0.5]), np.zeros(2, np.int64))
+
+
+@numba.njit
 def _sum_with_prefetch(a, b):
     total = 0
     for k in range(len(a)):

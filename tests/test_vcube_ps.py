@@ -601,7 +601,6 @@ def test_static_invariants_vcube_ps_variants(options):
         assert run.counters["delay_sum"] > 0.0
 
 
-@pytest.mark.filterwarnings("ignore::numba.NumbaPendingDeprecationWarning")  # the queue: a Python list
 def test_ack_data_is_taken_again_after_the_view_was_replaced():
     """A4:75-76 at relay 4 of a SUB wave: each ACK adds its membership tuples to the slot's
     data, and a subscriber's view takes the whole data.  The kernel walks only the tuples an ACK
@@ -609,7 +608,7 @@ def test_ack_data_is_taken_again_after_the_view_was_replaced():
     ACK) or was replaced since (4 subscribed in between): then the whole data again."""
     st = kernel_state(3, [{5}], capacity=4)
     st.n_msgs[0] = 1  # message 0: node 0's SUB, whose ACKs climb to 4
-    q = events.EventQueue([(1e9, 0, 0, 0, 0)], np.ones(1, np.int64))  # never run: the copies sent go there
+    q = events.new_queue()  # never run: the copies sent go there
     e = vp._new_slot(st, 0, 0, 4, 0)  # 4's slot of message 0: 4 ACKs expected
     views = np.asarray(st.views).reshape(8, 8)
 

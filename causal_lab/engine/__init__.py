@@ -2,7 +2,7 @@
 
 * ``jit``       ``njit``, numba's compiler as every kernel uses it (cached, one version per
                 function for its ordinary argument types);
-* ``events``    the discrete-event queue (a heap of numeric tuples, inside compiled code);
+* ``events``    the discrete-event queue (a 4-ary heap of numeric rows, inside compiled code);
 * ``network``   the packet-switched delay model (sending queues, t_pc, t_t, t_pp, MTU) and the
                 one set of network parameter names every family uses;
 * ``state``     kernel state structs with named fields, growable tables, free lists, the log;

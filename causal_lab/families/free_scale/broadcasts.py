@@ -19,7 +19,6 @@ through the free stack ``blk_free``.  A kernel state using this module has the f
 
 from __future__ import annotations
 
-import heapq
 
 import numpy as np
 
@@ -105,48 +104,35 @@ def send(st, q, wire, app, sender, count, now):
 
 @njit
 def next_arrival(st, q):
-    """Take the next copy off the queue: (time, wire, destination).  The queue must not be
-    empty.
-
-    A block's next copy replaces the popped one in a single pass through the heap
-    (``heapq.heapreplace``) instead of a pop and a push: nearly every event is a block copy with
-    a successor, so this halves the heap's work per event.  The event gets
-    the sequence number ``events.schedule`` would give it (the queue's next one), and events
-    leave the heap in (time, sequence) order whatever its shape, so the run is the same."""
-    now, _, kind, a, b = q.heap[0]
+    """Take the next copy off the queue: (time, wire, destination), and schedule the block's
+    next copy (into the slot the popped one left: ``events``).  The queue must not be empty."""
+    now, kind, a, b = events.pop(q)
     if kind == ARRIVAL_ONE:
-        events.pop(q)
         return now, a, b
-    wire, dest = st.blk_wire[a], st.blk_dest[a, b]
     if b + 1 < st.blk_n[a]:
-        heapq.heapreplace(q.heap, (st.blk_time[a, b + 1], q.seq[0], np.int64(ARRIVAL_BLOCK), a,
-                                   b + 1))
-        q.seq[0] += 1
+        events.schedule(q, st.blk_time[a, b + 1], ARRIVAL_BLOCK, a, b + 1)
     else:
-        events.pop(q)
         st.blk_free[st.tops[T_FREE_BLOCKS]] = a
         st.tops[T_FREE_BLOCKS] += 1
-    return now, wire, dest
+    return now, st.blk_wire[a], st.blk_dest[a, b]
 
 
 @njit(inline="always")
 def prefetch(st, q):
     """Start loading what the coming copies will read, while this one is handled: the next
     copy's destination is returned ((wire, destination); -1, -1 for none or a single copy), and
-    the block entries of the root's two children are fetched (the copy after next is one of
-    them, unless a copy scheduled meanwhile comes first).
+    the block entries of the events that may come after it are fetched (``events.runner_up``).
     At N = 900 about 10^3 blocks interleave, so a block's row has left the L2 cache by the time
     its next copy is due: its load was most of ``next_arrival``'s time."""
-    heap = q.heap
     width = st.blk_time.shape[1]
-    for j in range(1, min(3, len(heap))):
-        _, _, kind, a, b = heap[j]
+    for j in range(events.runners_up(q)):
+        kind, a, b = events.runner_up(q, j)
         if kind == ARRIVAL_BLOCK:
             memory.prefetch(st.blk_dest, a * width + b)
             memory.prefetch(st.blk_time, a * width + b + 1)
-    if len(heap) == 0:
+    if events.empty(q):
         return -1, -1
-    _, _, kind, a, b = heap[0]
+    kind, a, b = events.peek(q)
     if kind != ARRIVAL_BLOCK:
         return -1, -1
     return st.blk_wire[a], st.blk_dest[a, b]

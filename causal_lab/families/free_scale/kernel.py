@@ -735,7 +735,7 @@ def _run(st):
     i = 0
     m = len(times)
     while True:
-        if i < m and (events.empty(q) or times[i] <= q.heap[0][0]):
+        if i < m and (events.empty(q) or times[i] <= events.next_time(q)):
             now = times[i]
             send(st, i, now)
             i += 1

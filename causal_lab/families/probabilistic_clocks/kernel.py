@@ -1142,16 +1142,15 @@ def _run(st, op_time, op_node, op_kind, until):
         events.schedule(q, st.t_balance, EV_BALANCE, 0, 0)
     n_sec = len(st.sec_mean)
     counters = st.counters
-    heap = q.heap
     while True:  # the next event: the earliest copy in flight, or the queue's head if earlier
-        if st.heap_n[0] > 0 and (len(heap) == 0 or st.heap_t[0] < heap[0][0]):
+        if st.heap_n[0] > 0 and (events.empty(q) or st.heap_t[0] < events.next_time(q)):
             now = st.heap_t[0]
             if now > until:
                 break
             counters[C_EVENTS] += 1
             _arrival(st, q, now)
             continue
-        if len(heap) == 0:
+        if events.empty(q):
             break
         now, kind, a, b = events.pop(q)
         if now > until:
