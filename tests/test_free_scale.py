@@ -223,7 +223,7 @@ def _blind_loop(st):
     times = st.app_time
     i = 0
     while True:
-        if i < len(times) and (events.empty(q) or times[i] <= q.heap[0][0]):
+        if i < len(times) and (events.empty(q) or times[i] <= events.next_time(q)):
             now = times[i]
             kernel.send(st, i, now)
             i += 1
