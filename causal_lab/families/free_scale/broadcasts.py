@@ -19,7 +19,6 @@ through the free stack ``blk_free``.  A kernel state using this module has the f
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from causal_lab.engine import events, memory
