@@ -118,6 +118,56 @@ def test_runners_up_hold_the_event_after_next():
     assert set(shown) <= set(range(8)) | {-1}
 
 
+@numba.njit
+def _replay(times, b, fed, follow):
+    """Pop everything, each fed event k scheduling ``follow[k]`` later ones (kind 1) at ties-prone
+    times; the workload is fed (``events.feed``) or scheduled up front."""
+    q = events.new_queue()
+    if fed:
+        events.feed(q, times, 0, b)
+    else:
+        for k in range(len(times)):
+            events.schedule(q, times[k], 0, k, b[k])
+    log = []
+    left = [events.pending(q)]
+    while not events.empty(q):
+        t, kind, a, x = events.pop(q)
+        log.append((t, kind, a, x))
+        if kind == 0:
+            for j in range(follow[a]):
+                events.schedule(q, t + 0.5 * (j % 3), 1, a, j)
+        left.append(events.pending(q))
+    return log, left
+
+
+def test_a_fed_workload_leaves_as_if_scheduled_up_front():
+    """``feed`` keeps only the next workload event in the heap, yet every event leaves in the
+    same order with the same payload as when the whole workload is scheduled first (unsorted
+    times on a grid, so ties between fed and scheduled events are frequent), and ``pending``
+    counts the fed events not in the heap yet."""
+    g = np.random.default_rng(5)
+    times = g.integers(0, 40, 2000) * 0.5
+    b = g.integers(-9, 9, 2000)
+    follow = g.integers(0, 4, 2000)
+    fed = _replay(times, b, True, follow)
+    assert fed == _replay(times, b, False, follow)
+    assert len(fed[0]) == 2000 + follow.sum()
+
+
+@numba.njit
+def _feed_twice():
+    q = events.new_queue()
+    events.schedule(q, 1.0, 0, 0, 0)
+    events.feed(q, np.zeros(3), 0, np.zeros(3, np.int64))
+
+
+def test_feed_needs_a_new_queue_and_valid_times():
+    with pytest.raises(ValueError, match="must be new"):
+        _feed_twice()
+    with pytest.raises(ValueError, match=">= 0"):
+        _replay(np.array([1.0, np.nan]), np.zeros(2, np.int64), True, np.zeros(2, np.int64))
+
+
 def test_a_negative_time_is_refused():
     with pytest.raises(ValueError, match=">= 0"):
         _drain(np.array([1.0, -0.5]), np.zeros(2, np.int64))

@@ -15,6 +15,10 @@ Use from a compiled kernel (``causal_lab.engine.jit.njit``)::
         now, kind, a, b = pop(q)
         ...
 
+A workload known in advance (every publication of a run) is given to ``feed`` instead of being
+scheduled event by event: it leaves the queue in the same order, but only its next event sits
+in the heap.
+
 Layout, and why.  Profiles of the heavy kernels put a quarter of a VCube-PS churn run in the
 queue when it was numba's ``heapq`` on a list of tuples, a pop and a push per event, each a pass
 through the heap.  Most handlers schedule at least one event (a copy forwarded, an ACK, a
@@ -46,10 +50,16 @@ from causal_lab.engine.jit import njit
 TIME, SEQ, KIND, A, B = range(5)
 ARITY = 4  # children per heap node
 
-# rows[:n] is the heap; hole = 1: rows[0] was popped and awaits the next event scheduled
-EventQueueType, EventQueue = state.define("EventQueue", ("rows", "n", "seq", "hole"), __name__)
+# rows[:n] is the heap; hole = 1: rows[0] was popped and awaits the next event scheduled;
+# fed[fed_pos:] the fed events not in the heap yet, rows (key, seq, b) in pop order, and their
+# number fed_n, which pop reads without touching the array (``feed``)
+EventQueueType, EventQueue = state.define(
+    "EventQueue", ("rows", "n", "seq", "hole", "fed", "fed_n", "fed_pos", "fed_kind"), __name__)
 _QUEUE = EventQueueType([("rows", numba.types.int64[:, ::1]), ("n", numba.types.int64),
-                         ("seq", numba.types.int64), ("hole", numba.types.int64)])
+                         ("seq", numba.types.int64), ("hole", numba.types.int64),
+                         ("fed", numba.types.int64[:, ::1]), ("fed_n", numba.types.int64),
+                         ("fed_pos", numba.types.int64),
+                         ("fed_kind", numba.types.int64)])
 
 
 @intrinsic
@@ -82,6 +92,10 @@ def new_queue(capacity=1024):
     q.n = 0
     q.seq = 0
     q.hole = 0
+    q.fed = np.empty((0, 3), np.int64)
+    q.fed_n = 0
+    q.fed_pos = 0
+    q.fed_kind = 0
     return q
 
 
@@ -137,13 +151,18 @@ def _key(time):
 
 @njit
 def schedule(q, time, kind, a, b):
-    t = _key(float(time))
     s = q.seq
     q.seq = s + 1
+    _insert(q, _key(float(time)), s, np.int64(kind), np.int64(a), np.int64(b))
+
+
+@njit
+def _insert(q, t, s, kind, a, b):
+    """Put the event keyed (t, s) into the hole, or at the end of the heap and sift it up."""
     rows = q.rows
     if q.hole:
         q.hole = 0
-        _sift_down(rows, q.n, t, s, np.int64(kind), np.int64(a), np.int64(b))
+        _sift_down(rows, q.n, t, s, kind, a, b)
         return
     pos = q.n
     if pos == rows.shape[0]:
@@ -156,7 +175,49 @@ def schedule(q, time, kind, a, b):
             break
         _move(rows, pos, parent)
         pos = parent
-    _put(rows, pos, t, s, np.int64(kind), np.int64(a), np.int64(b))
+    _put(rows, pos, t, s, kind, a, b)
+
+
+@njit
+def feed(q, times, kind, b):
+    """Schedule the events ``(times[k], kind, k, b[k])`` for every k, into a new queue: they
+    leave it in the order (and with the sequence numbers k) that ``schedule`` called for each k
+    in turn would give them, but only the next of them is in the heap at any time, the next one
+    after it entering when it leaves (``pop``).
+
+    Why: a kernel's workload (every publication and churn operation of a run, known in advance)
+    scheduled up front kept tens of thousands of far-future events in the heap for the whole
+    run, which made every sift deeper and spread the heap over more cache lines than the events
+    in flight need."""
+    if q.n != 0 or q.seq != 0:
+        raise ValueError("events.feed: the queue must be new")
+    count = len(times)
+    keys = np.empty(count, np.int64)
+    for k in range(count):
+        keys[k] = _key(float(times[k]))
+    order = np.argsort(keys, kind="mergesort")  # stable: equal times keep k's order
+    fed = np.empty((count, 3), np.int64)
+    for r in range(count):
+        k = order[r]
+        fed[r, 0] = keys[k]
+        fed[r, 1] = k
+        fed[r, 2] = b[k]
+    q.fed = fed
+    q.fed_n = count
+    q.fed_pos = 0
+    q.fed_kind = kind
+    q.seq = count
+    _next_fed(q)
+
+
+@njit
+def _next_fed(q):
+    """Move the next fed event, if any is left, into the heap."""
+    r = q.fed_pos
+    if r < q.fed_n:
+        q.fed_pos = r + 1
+        fed = q.fed
+        _insert(q, fed[r, 0], fed[r, 1], q.fed_kind, fed[r, 1], fed[r, 2])
 
 
 @njit
@@ -177,7 +238,10 @@ def pop(q):
     if q.hole:
         _close(q, rows)
     q.hole = 1
-    return _time(rows[0, TIME]), rows[0, KIND], rows[0, A], rows[0, B]
+    t, kind, a, b = rows[0, TIME], rows[0, KIND], rows[0, A], rows[0, B]
+    if rows[0, SEQ] < q.fed_n:  # a fed event (``feed``): the next one takes the hole
+        _next_fed(q)
+    return _time(t), kind, a, b
 
 
 @njit
@@ -231,7 +295,8 @@ def empty(q):
 
 @njit
 def pending(q):
-    return q.n - q.hole
+    """Events still to leave the queue, fed ones not in the heap yet included."""
+    return q.n - q.hole + q.fed_n - q.fed_pos
 
 
 @njit

@@ -1132,8 +1132,7 @@ def _sample(st, sec):
 @njit
 def _run(st, op_time, op_node, op_kind, until):
     q = events.new_queue()
-    for k in range(len(op_time)):
-        events.schedule(q, op_time[k], EV_OP, k, 0)
+    events.feed(q, op_time, EV_OP, np.zeros(len(op_time), np.int64))
     if st.dynamic and st.policy != NONE:
         for i in range(st.n):
             events.schedule(q, 1.0 + 0.5 * i / st.n, EV_TIMER, i, 0)

@@ -528,8 +528,7 @@ def _send(st, q, i, k, msgs, count, now, mtu_closed):
 @njit
 def _run(st, times, sources):
     q = events.new_queue()
-    for m in range(len(times)):
-        events.schedule(q, times[m], BROADCAST, m, sources[m])
+    events.feed(q, times, BROADCAST, sources)
     while not events.empty(q):
         now, kind, a, b = events.pop(q)
         st.counters[1] += 1

@@ -1037,8 +1037,7 @@ def _prefetch(st, kind, a, b):
 @njit
 def _run(st, op_time, op_kind, op_node, op_topic):
     q = events.new_queue()
-    for k in range(len(op_time)):
-        events.schedule(q, op_time[k], EV_OP, k, 0)
+    events.feed(q, op_time, EV_OP, np.zeros(len(op_time), np.int64))
     counters = st.counters
     vcube = st.mode == VCUBE_PS
     while not events.empty(q):

@@ -168,8 +168,7 @@ def _run(times, sources, brokers, dim, root, p_tree, s_tree, p_bs, s_bs,
     """
     n_subscribers = subscriber_arrival.shape[1]
     q = events.new_queue()
-    for m in range(len(times)):
-        events.schedule(q, times[m], PUBLISH, m, sources[m])
+    events.feed(q, times, PUBLISH, sources)
     n_root = 0
     while not events.empty(q):
         now, kind, m, x = events.pop(q)
