@@ -227,6 +227,34 @@ def kernel_state(d, members, mode=vp.VCUBE_PS, capacity=1):
     return st
 
 
+@pytest.mark.parametrize("d", [3, 6, 7, 10])
+def test_view_bits_and_counts_answer_as_a_scan_of_the_view(d):
+    """The view helpers against brute force: after random SUB/UNS flips of one row (words
+    emptying and filling again), ``_has`` for every level and block and ``_first_member`` for
+    every node and cluster answer what a scan of the view's codes gives, and the row's bits and
+    counts equal those ``install_membership`` builds for the same member set."""
+    n = 1 << d
+    g = np.random.default_rng(d)
+    st = kernel_state(d, [set()])
+    views, cnt, geo = st.views, st.cnt, st.geo
+    for step in range(6 * n):
+        x = int(g.integers(n)) if step % 3 else int(g.integers(min(n, 8)))  # a few crowded words
+        vp._set_code(views, cnt, geo, 0, x, step + 1 if g.random() < 0.4 else -step - 1)
+    members = np.asarray(views[:n]) > 0
+    for level in range(d + 1):
+        for block in range(n >> level):
+            expected = members[block << level:(block + 1) << level].any()
+            assert vp._has(views, cnt, geo, 0, level, block) == expected, (level, block)
+    for i in range(n):
+        for s in range(1, d + 1):
+            found = [x for x in range(n) if (x ^ i) >> (s - 1) == 1 and members[x]]
+            expected = min(found, key=lambda x: x ^ i) if found else -1
+            assert vp._first_member(views, cnt, geo, 0, i, s) == expected, (i, s)
+    installed = kernel_state(d, [set(np.flatnonzero(members))], mode=vp.SRPT)  # every node knows
+    stride = geo[vp.G_STRIDE]
+    assert np.array_equal(np.asarray(installed.cnt)[:stride], np.asarray(cnt)[:stride])
+
+
 # ------------------------------------------------------------------------------------------
 # T5-T7: CHILDREN(i, t, h) evaluated by the kernel on its own view arrays
 # ------------------------------------------------------------------------------------------

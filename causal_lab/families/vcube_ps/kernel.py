@@ -37,10 +37,11 @@ Data layout (all integer arrays; a "row" is one (node, topic) pair, ``row = i * 
 per-row arrays of length N are flattened at ``row * N``):
 
 * ``views``: signed code of the newest operation of node x known by the row: 0 unknown,
-  +(rc + 1) SUB, -(rc + 1) UNS (spec §7 memory note).  ``cnt`` holds, for every level l = 1..d
-  and aligned block of 2^l nodes, how many SUB codes of the row lie in it, so that the first
-  member of a cluster (VCube-PS) or "does this sub-cube hold a subscriber" (SRPT) is an
-  O(d) descent instead of a scan of the view.
+  +(rc + 1) SUB, -(rc + 1) UNS (spec §7 memory note).  ``cnt`` holds, per row, the view's SUB
+  codes as one bit per node (64-node words), then for every level l = 7..d and aligned block
+  of 2^l nodes how many of its words are non-zero, so that the first member of a cluster
+  (VCube-PS) or "does this sub-cube hold a subscriber" (SRPT) is an O(d) descent instead of a
+  scan of the view (``geo`` says where each level's counts start, see ``_geometry``).
 * what a row (i, t) knows of each source s is one record of ``N_RS`` int32 columns (``RS_*``),
   so that a reception touches one cache line per source it looks at instead of one per table:
   ``rs[s * stride + col[row]]``, in one of two orders (``layout``; ``col`` is a table because
@@ -141,6 +142,7 @@ N_RS = 8
 F_LATENCY_SUM, F_DELAY_SUM, F_DELAY_MAX, F_WAIT_SUM, F_LATENCY_MAX, F_FROM_START_SUM = range(6)
 F_PATH_WAIT_SUM, F_PATH_COPY_SUM, F_DELIVERY_LATENCY_SUM = range(6, 9)
 N_FCOUNTERS = 9
+G_D, G_STRIDE, G_TOP = 0, 1, 2  # geo[...]: d, words per row of ``cnt``, start of the level counts
 # SRPT-S membership under churn (spec §4.2): DELEGATE_BROADCAST, the spec's default (SUB and UNS
 # go to the root, which broadcasts them to every node; every node keeps its own knowledge), or
 # FAST_SUBSCRIPTION, the authors' simulator's oracle mode (``TopicPublishSubscribe.subscribe`` with
@@ -160,7 +162,7 @@ FIELDS = (
     # configuration
     "d", "n", "n_topics", "mode", "checkcb", "prune", "ack_queued", "react_p", "react_key", "fast",
     "stride",
-    "net", "net_state", "roots", "off",
+    "net", "net_state", "roots", "geo",
     # per node and per row
     "counter", "subscribed", "joins", "busy", "bq_head", "bq_tail", "last_op", "sub_done", "deliv_since",
     "deliv_count", "published",
@@ -201,9 +203,7 @@ def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *,
     rows = n * n_topics
     tops = np.zeros(9, np.int64)
     tops[[T_SLOT_FREE, T_ENTRY_FREE, T_TUPLE_FREE]] = -1
-    off = np.zeros(d + 1, np.int64)
-    for level in range(1, d + 1):
-        off[level] = n - (n >> (level - 1))
+    geo = _geometry(d)
     i64, i32 = np.int64, np.int32
     per_row_node = rows * n
     if layout not in LAYOUTS:
@@ -216,13 +216,13 @@ def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *,
         d=d, n=n, n_topics=n_topics, mode=mode, checkcb=checkcb, prune=prune,
         ack_queued=ack_queued, react_p=react_p, react_key=rng.stream_key(seed, "t_wait"), fast=fast,
         net=net.params(seed), net_state=network.new_state(n), roots=np.asarray(roots, i64),
-        off=off,
+        geo=geo,
         counter=np.zeros(n, i64), subscribed=np.zeros(rows, np.bool_), joins=np.zeros(rows, i64), busy=np.full(rows, -1, i64),
         bq_head=np.full(rows, -1, i64), bq_tail=np.full(rows, -1, i64),
         last_op=np.full(rows, -1, i64), sub_done=np.full(rows, np.inf),
         deliv_since=np.zeros(rows, i64), deliv_count=np.zeros(n, i64),
         published=np.zeros(n, np.bool_),
-        views=np.zeros(per_row_node, i32), cnt=np.zeros(per_row_node, i32),  # filled at t = 0
+        views=np.zeros(per_row_node, i32), cnt=np.zeros(rows * geo[G_STRIDE], i64),  # filled at t = 0
         rs=memory.zeros((per_row_node, N_RS), i32, dense), cb_members=memory.zeros(per_row_node, i32, dense),
         cb_count=np.zeros(rows, i64),
         n_msgs=np.zeros(1, i64), m_type=np.zeros(capacity, np.int8),
@@ -247,18 +247,45 @@ def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *,
 # ------------------------------------------------------------------------------------------
 
 
+def _geometry(d: int) -> np.ndarray:
+    """Where a row's parts of ``cnt`` lie (``G_*``): max(1, N / 64) words of membership bits, then
+    per level l = 7..d the counts of its 2^(d - l) blocks, from ``G_TOP + l - 7``; a row is
+    ``G_STRIDE`` words long.
+
+    Why bits: SRPT-S applies every SUB and UNS at every node, and a count per level and block
+    made each of those flips touch about ten cache lines of the row (one per level, the
+    levels of one node lying far apart); a bit and, only when a word empties or fills, the
+    counts of levels 7..d touch two."""
+    n = 1 << d
+    words = max(1, n >> 6)
+    geo = np.zeros(G_TOP + max(0, d - 6), np.int64)
+    top = words
+    for level in range(7, d + 1):
+        geo[G_TOP + level - 7] = top
+        top += n >> level
+    geo[G_D], geo[G_STRIDE] = d, top
+    return geo
+
+
 @njit
-def _set_code(views, cnt, off, base, x, code):
-    """Store the newest known operation of x in the view at ``base``; keep block counts.
+def _set_code(views, cnt, geo, base, x, code):
+    """Store the newest known operation of x in the view at ``base``; keep its bit and counts.
 
     The view helpers take the arrays rather than the state: reading a struct field costs a
     reference-count update, and these run for every copy and every membership tuple."""
     old = views[base + x]
     views[base + x] = code
     if (old > 0) != (code > 0):
-        delta = 1 if code > 0 else -1
-        for level in range(1, len(off)):
-            cnt[base + off[level] + (x >> level)] += delta
+        d = geo[G_D]
+        row = (base >> d) * geo[G_STRIDE]
+        was = cnt[row + (x >> 6)]
+        bit = np.int64(1) << (x & 63)
+        word = was | bit if code > 0 else was & ~bit
+        cnt[row + (x >> 6)] = word
+        if (was == 0) != (word == 0):
+            delta = 1 if word != 0 else -1
+            for level in range(7, d + 1):
+                cnt[row + geo[G_TOP + level - 7] + (x >> level)] += delta
 
 
 @njit
@@ -268,28 +295,36 @@ def _newer(code, known):
 
 
 @njit
-def _update(views, cnt, off, base, x, code):
+def _update(views, cnt, geo, base, x, code):
     """UPDATE (A4:81-87) with one tuple."""
     if _newer(code, views[base + x]):
-        _set_code(views, cnt, off, base, x, code)
+        _set_code(views, cnt, geo, base, x, code)
 
 
 @njit
 def _clear_view(st, base):
     st.views[base:base + st.n] = 0
-    st.cnt[base:base + st.n] = 0
+    row = (base >> st.geo[G_D]) * st.geo[G_STRIDE]
+    st.cnt[row:row + st.geo[G_STRIDE]] = 0
 
 
 @njit
-def _has(views, cnt, off, base, level, block):
+def _has(views, cnt, geo, base, level, block):
     """Whether the aligned block ``block`` of 2^level nodes holds a SUB code of the view."""
     if level == 0:
         return views[base + block] > 0
-    return cnt[base + off[level] + block] > 0
+    row = (base >> geo[G_D]) * geo[G_STRIDE]
+    if level > 6:
+        return cnt[row + geo[G_TOP + level - 7] + block] > 0
+    first = block << level
+    word = cnt[row + (first >> 6)]
+    if level == 6:
+        return word != 0
+    return ((word >> (first & 63)) & ((np.int64(1) << (1 << level)) - 1)) != 0
 
 
 @njit
-def _first_member(views, cnt, off, base, i, s):
+def _first_member(views, cnt, geo, base, i, s):
     """First member of c(i, s) in cluster order (i XOR 2^(s-1), ...), or -1 (spec §1.4).
 
     c(i, s) is the aligned block of 2^(s-1) nodes holding i ^ 2^(s-1), listed by increasing
@@ -297,12 +332,12 @@ def _first_member(views, cnt, off, base, i, s):
     """
     level = s - 1
     block = (i ^ (1 << level)) >> level
-    if not _has(views, cnt, off, base, level, block):
+    if not _has(views, cnt, geo, base, level, block):
         return -1
     while level > 0:
         level -= 1
         preferred = (block << 1) | ((i >> level) & 1)
-        block = preferred if _has(views, cnt, off, base, level, preferred) else preferred ^ 1
+        block = preferred if _has(views, cnt, geo, base, level, preferred) else preferred ^ 1
     return block
 
 
@@ -315,7 +350,7 @@ def _children(st, i, t, h, everyone):
         for s in range(h):
             chd[s] = i ^ (1 << s)
         return h
-    views, cnt, off = st.views, st.cnt, st.off
+    views, cnt, geo = st.views, st.cnt, st.geo
     base = (i * st.n_topics + t) * st.n
     vcube = st.mode == VCUBE_PS
     if st.fast:  # the authors' shared view: the root's row, members and FORWARD nodes
@@ -324,10 +359,10 @@ def _children(st, i, t, h, everyone):
     count = 0
     for s in range(1, h + 1):
         if vcube:
-            k = _first_member(views, cnt, off, base, i, s)
+            k = _first_member(views, cnt, geo, base, i, s)
         else:  # SRPT: the first node of the cluster, if its sub-cube holds a known subscriber
             k = i ^ (1 << (s - 1))
-            if not _has(views, cnt, off, base, s - 1, k >> (s - 1)):
+            if not _has(views, cnt, geo, base, s - 1, k >> (s - 1)):
                 k = -1
         if k >= 0:
             chd[count] = k
@@ -500,7 +535,7 @@ def _op(st, q, kind, i, t, now):
             st.joins[row] += 1
             _clear_view(st, base)  # A3:6: the view is replaced, old membership forgotten
             _forget_topic(st, row)
-            _set_code(st.views, st.cnt, st.off, base, i, st.counter[i] + 1)
+            _set_code(st.views, st.cnt, st.geo, base, i, st.counter[i] + 1)
         elif st.fast:  # known everywhere at once, no SUB message
             _fast_subscribe(st, i, t)
             st.sub_done[row] = now
@@ -513,10 +548,10 @@ def _op(st, q, kind, i, t, now):
             return
         st.subscribed[row] = False
         if st.mode == VCUBE_PS:
-            _set_code(st.views, st.cnt, st.off, base, i, 0)  # A3:12: only i's own SUB tuple is removed
+            _set_code(st.views, st.cnt, st.geo, base, i, 0)  # A3:12: only i's own SUB tuple is removed
         elif st.fast:  # the shared view drops i's SUB, but a FORWARD mark of i stays
             if not st.fwd[row]:
-                _set_code(st.views, st.cnt, st.off, (st.roots[t] * st.n_topics + t) * st.n, i, 0)
+                _set_code(st.views, st.cnt, st.geo, (st.roots[t] * st.n_topics + t) * st.n, i, 0)
         _co_broadcast(st, q, i, t, UNS, now)
 
 
@@ -527,15 +562,15 @@ def _fast_subscribe(st, x, t):
     FORWARD for good (``TopicPublishSubscribe.subscribe``)."""
     r = st.roots[t]
     base = (r * st.n_topics + t) * st.n
-    views, cnt, off = st.views, st.cnt, st.off
+    views, cnt, geo = st.views, st.cnt, st.geo
     v = r
     while v != x:
         if views[base + v] <= 0:
             st.fwd[v * st.n_topics + t] = True
-            _set_code(views, cnt, off, base, v, 1)
+            _set_code(views, cnt, geo, base, v, 1)
         v ^= 1 << (topology.children_after(v, x))
     if views[base + x] <= 0:
-        _set_code(views, cnt, off, base, x, 1)
+        _set_code(views, cnt, geo, base, x, 1)
 
 
 @njit
@@ -621,7 +656,7 @@ def _root_start(st, q, m, now, acc):
         x, t = st.m_src[m], st.m_topic[m]
         st.fwd[x * st.n_topics + t] = False
         if not st.subscribed[x * st.n_topics + t]:
-            _set_code(st.views, st.cnt, st.off, (r * st.n_topics + t) * st.n, x, 0)
+            _set_code(st.views, st.cnt, st.geo, (r * st.n_topics + t) * st.n, x, 0)
     count = _children(st, r, st.m_topic[m], st.d, typ == SUB or (typ == UNS and not st.fast))
     if count == 0:
         _wave_done(st, q, m, now)
@@ -698,7 +733,7 @@ def _on_message(st, q, m, i, j, slot_code, now):
                 fc[F_LATENCY_MAX] = latency
     if srpt:
         if typ != PUB and not st.fast:  # every node keeps the subscriber knowledge of the topic
-            _update(st.views, st.cnt, st.off, base, src, seq + 1 if typ == SUB else -seq - 1)
+            _update(st.views, st.cnt, st.geo, base, src, seq + 1 if typ == SUB else -seq - 1)
         if typ == PUB and sub and i != src:
             state.log(st, T_LOG, oracle.DELIVER, i, m)
             _count_delivery(st, row, i, m, 0.0, now)
@@ -730,7 +765,7 @@ def _on_message(st, q, m, i, j, slot_code, now):
             _push_ready(st, e)
         _drain(st, q, now)
     else:
-        _update(st.views, st.cnt, st.off, base, src, seq + 1 if typ == SUB else -seq - 1)  # A4:77-78
+        _update(st.views, st.cnt, st.geo, base, src, seq + 1 if typ == SUB else -seq - 1)  # A4:77-78
         if typ == UNS:
             rec[RS_STAMP] &= ~1  # heard <- false, A4:79-80 (see "Deviations" above)
 
@@ -789,12 +824,12 @@ def _apply_data(st, e, row, arrived, arrived_last):
     full = slots[e, SL_SEEN] != joined
     slots[e, SL_SEEN] = joined
     f, last = (slots[e, SL_HEAD], -1) if full else (arrived, arrived_last)
-    views, cnt, off, tuples = st.views, st.cnt, st.off, st.tuples
+    views, cnt, geo, tuples = st.views, st.cnt, st.geo, st.tuples
     base = row * st.n
     while f != -1:  # UPDATE; the call only for a newer tuple (rare): not inlined, it costs
         x, code = tuples[f, TU_NODE], tuples[f, TU_CODE]
         if _newer(code, views[base + x]):
-            _set_code(views, cnt, off, base, x, code)
+            _set_code(views, cnt, geo, base, x, code)
         f = -1 if f == last else tuples[f, TU_NEXT]
 
 
@@ -1068,16 +1103,20 @@ def install_membership(st, initial: np.ndarray) -> None:
     subscribed = st.subscribed.reshape(n, n_topics)
     sub_done = st.sub_done.reshape(n, n_topics)
     views = st.views.reshape(n, n_topics, n)
-    cnt = st.cnt.reshape(n, n_topics, n)
+    cnt = st.cnt.reshape(n, n_topics, -1)
+    geo = np.asarray(st.geo)
+    width = min(n, 64)
     for t in range(n_topics):
         members = initial[t].astype(bool)
         subscribed[:, t] = members
         sub_done[members, t] = 0.0
         row = members.astype(np.int32)
-        counts = np.zeros(n, np.int32)
-        for level in range(1, d + 1):
-            off = n - (n >> (level - 1))
-            counts[off:off + (n >> level)] = members.reshape(-1, 1 << level).sum(axis=1)
+        counts = np.zeros(cnt.shape[2], np.int64)
+        words = (members.reshape(-1, width).astype(np.uint64) << np.arange(width, dtype=np.uint64)).sum(axis=1)
+        counts[:len(words)] = words.view(np.int64)
+        for level in range(7, d + 1):
+            start = geo[G_TOP + level - 7]
+            counts[start:start + (n >> level)] = (words != 0).reshape(-1, 1 << (level - 6)).sum(axis=1)
         knowers = np.ones(n, bool) if st.mode == SRPT else members
         views[knowers, t, :] = row
         cnt[knowers, t, :] = counts
