@@ -37,9 +37,8 @@ table (the payload's row is then a cache miss of its own at every pop).  Also dr
 calendar in front of the heap (a ring of 1024 buckets 0.5 time units wide, unsorted lists, the
 heap holding only the current bucket's few dozen events), which left the run counters of
 VCube-PS and SRPT-S churn runs (N = 4096, N_s = 1000, 10 %/min) the same (hashed) but the runs
-no faster: SRPT-S, 2 simulated
-minutes, best of 4 alternating runs 2.18 CPU-s against 2.20 with the heap alone; 4 minutes,
-3 pairs, 4.7-5.7 against 3.8-4.7 (VCube-PS: 2.9-4.3 against 2.5-4.3).
+no faster: SRPT-S, 2 simulated minutes, best of 4 alternating runs 2.18 CPU-s against 2.20 with
+the heap alone; 4 minutes, 3 pairs, 4.7-5.7 against 3.8-4.7 (VCube-PS: 2.9-4.3 against 2.5-4.3).
 """
 
 from __future__ import annotations
