@@ -75,7 +75,7 @@ def new_state(schedule: Schedule, net: channel.Channel) -> State:
         n=n, L=n // 2, start=schedule.window.start, end=schedule.window.end, channel=net,
         app_src=schedule.senders.astype(np.int64), app_time=schedule.times.astype(np.float64),
         vc=np.zeros((n, n, 2), pairs.entry_type(schedule.seqs)), ci_n=np.zeros(n, np.int64),
-        msgs=np.zeros((max(m, 1), 5), np.int64), pairs=np.empty(1024, np.int32),
+        msgs=np.zeros((max(m, 1), 5), np.int64), pairs=np.empty(1024, pairs.pool_type(schedule.seqs, n)),
         **buffers.new_fields(n * n, 1), **broadcasts.new_fields(n - 1, n + 1),
         acc=np.zeros(N_ACC), cnt=np.zeros(2, np.int64), log=state.new_log(max(m * n, 16)),
         tops=tops,

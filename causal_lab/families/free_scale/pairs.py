@@ -31,6 +31,14 @@ def entry_type(seqs: np.ndarray) -> type:
     return np.int16 if len(seqs) == 0 or seqs.max() < np.iinfo(np.int16).max else np.int32
 
 
+def pool_type(seqs: np.ndarray, processes: int) -> type:
+    """The narrowest unsigned type holding every process id (< ``processes``) and sequence
+    number of a run: the pool's words are non-negative, and an unsigned index is used as it is,
+    where a signed one is first tested for a negative (wrap-around) value."""
+    top = max(processes, int(seqs.max()) if len(seqs) else 0)
+    return np.uint16 if top < np.iinfo(np.uint16).max else np.uint32
+
+
 @njit(inline="always")
 def first_unmet(vc, row, pool, off, n, start, skip):
     """Index of the first pair (i, dep), from ``start``, with i != skip and dep > VT[i]
