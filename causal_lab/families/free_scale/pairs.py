@@ -10,7 +10,8 @@ same cache line: at N = 900 a message carries about 120 pairs and this is the pr
 cost.  ``count[row]`` is the number of pairs in CI (its size for the storage overhead); sending
 collects them by one sequential scan of the row (a peer sends once per ~N deliveries).
 
-A message's pairs live in an int32 pool, two words each (process, value), from an offset.
+A message's pairs live in a pool of unsigned words (``pool_type``), two words each (process,
+value), from an offset.
 
 ``vc`` is int16 when every sequence number of the run fits (``entry_type``): at N = 900 a row is
 then 1.8 KB instead of 3.6 KB, and reading a message's pairs touches half as many cache lines.
@@ -24,6 +25,8 @@ from causal_lab.engine.jit import njit
 
 VT = 0
 CI = 1
+ONE = np.uint64(1)
+_VT, _CI = np.uint64(VT), np.uint64(CI)  # the columns as unsigned offsets
 
 
 def entry_type(seqs: np.ndarray) -> type:
@@ -40,13 +43,23 @@ def pool_type(seqs: np.ndarray, processes: int) -> type:
 
 
 @njit(inline="always")
+def _rows(vc, row, pool, off, n):
+    """Row ``row`` of ``vc`` as one vector (VT of process i at 2i, CI at 2i + 1) and the
+    message's ``n`` pairs as one vector: the loops below index both with unsigned numbers, which
+    need neither a stride multiplication nor a wrap-around test."""
+    return vc[row].ravel(), pool[off:off + 2 * n]
+
+
+@njit(inline="always")
 def first_unmet(vc, row, pool, off, n, start, skip):
     """Index of the first pair (i, dep), from ``start``, with i != skip and dep > VT[i]
     (Listing 11 line 3 / the IDR condition); ``n`` if every pair is met."""
-    for k in range(start, n):
-        i = pool[off + 2 * k]
-        if i != skip and pool[off + 2 * k + 1] > vc[row, i, VT]:
-            return k
+    v, p = _rows(vc, row, pool, off, n)
+    for k in range(np.uint64(start), np.uint64(n)):
+        j = k << ONE
+        i = p[j]
+        if i != skip and p[j | ONE] > v[(np.uint64(i) << ONE) | _VT]:
+            return np.int64(k)
     return n
 
 
@@ -68,16 +81,18 @@ def ci_absorb(vc, count, row, pool, off, n):
     Written without branches (every entry is stored back, 0 if removed): whether CI holds a pair
     for i, and whether it is covered, follow no pattern a branch predictor could learn, and the
     loop runs over ~100 pairs on every external delivery at N = 900."""
+    v, p = _rows(vc, row, pool, off, n)
     below = 0
     removed = 0
-    for k in range(n):
-        i = pool[off + 2 * k]
-        dep = pool[off + 2 * k + 1]
-        s = vc[row, i, CI]
+    for k in range(np.uint64(n)):
+        j = k << ONE
+        c = (np.uint64(p[j]) << ONE) | _CI
+        dep = p[j | ONE]
+        s = v[c]
         drop = (s != 0) & (s <= dep)
         below += drop & (s < dep)
         removed += drop
-        vc[row, i, CI] = 0 if drop else s
+        v[c] = 0 if drop else s
     count[row] -= removed
     return below
 
