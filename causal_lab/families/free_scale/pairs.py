@@ -43,22 +43,14 @@ def pool_type(seqs: np.ndarray, processes: int) -> type:
 
 
 @njit(inline="always")
-def _rows(vc, row, pool, off, n):
-    """Row ``row`` of ``vc`` as one vector (VT of process i at 2i, CI at 2i + 1) and the
-    message's ``n`` pairs as one vector: the loops below index both with unsigned numbers, which
-    need neither a stride multiplication nor a wrap-around test."""
-    return vc[row].ravel(), pool[off:off + 2 * n]
-
-
-@njit(inline="always")
 def first_unmet(vc, row, pool, off, n, start, skip):
     """Index of the first pair (i, dep), from ``start``, with i != skip and dep > VT[i]
     (Listing 11 line 3 / the IDR condition); ``n`` if every pair is met."""
-    v, p = _rows(vc, row, pool, off, n)
+    r, base = np.uint64(row), np.uint64(off)
     for k in range(np.uint64(start), np.uint64(n)):
-        j = k << ONE
-        i = p[j]
-        if i != skip and p[j | ONE] > v[(np.uint64(i) << ONE) | _VT]:
+        j = base + (k << ONE)
+        i = pool[j]
+        if i != skip and pool[j + ONE] > vc[r, np.uint64(i), _VT]:
             return np.int64(k)
     return n
 
@@ -81,18 +73,18 @@ def ci_absorb(vc, count, row, pool, off, n):
     Written without branches (every entry is stored back, 0 if removed): whether CI holds a pair
     for i, and whether it is covered, follow no pattern a branch predictor could learn, and the
     loop runs over ~100 pairs on every external delivery at N = 900."""
-    v, p = _rows(vc, row, pool, off, n)
+    r, base = np.uint64(row), np.uint64(off)
     below = 0
     removed = 0
     for k in range(np.uint64(n)):
-        j = k << ONE
-        c = (np.uint64(p[j]) << ONE) | _CI
-        dep = p[j | ONE]
-        s = v[c]
+        j = base + (k << ONE)
+        i = np.uint64(pool[j])
+        dep = pool[j + ONE]
+        s = vc[r, i, _CI]
         drop = (s != 0) & (s <= dep)
         below += drop & (s < dep)
         removed += drop
-        v[c] = 0 if drop else s
+        vc[r, i, _CI] = 0 if drop else s
     count[row] -= removed
     return below
 
