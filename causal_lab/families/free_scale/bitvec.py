@@ -249,6 +249,17 @@ def first_missing(pool, off, w0, nw, bm, r, start):
 
 
 @njit(inline="always")
+def last_missing(pool, off, w0, nw, bm, r, start):
+    """Highest position set in the pooled vector but cleared in row r, among words ``start``
+    and after; 0 if none."""
+    for k in range(nw - 1, start - 1, -1):
+        miss = pool[off + k] & ~bm[r, w0 + k]
+        if miss:
+            return ((w0 + k) << 6) + 63 - np.int64(leading_zeros(miss))
+    return 0
+
+
+@njit(inline="always")
 def pooled_positions(pool, off, w0, nw, out):
     """The set positions of a pooled vector, ascending, into ``out``; returns their count."""
     n = 0

@@ -1,8 +1,13 @@
 """Buffered messages and their wake-up lists (spec §3.5): no buffer is ever rescanned.
 
-A message that fails its delivery condition is *parked* under the first requirement it found
-unmet, with ``need`` (the value that requirement waits for) and ``resume`` (how far the
-condition was already checked: requirements met once stay met, so a re-check starts there).
+A message that fails its delivery condition is *parked* under one unmet requirement, with
+``need`` (the value that requirement waits for) and ``resume`` (how far the condition was
+already checked: requirements met once stay met, so a re-check starts at the first unmet one).
+The kernel picks the requirement likely to be met last (``kernel.internal_receive``,
+``kernel.external_receive``): a message is woken when that one is met and delivered then if
+the others are too, else parked again.  Which one it picks never changes *when* a message is
+delivered (the instant its last requirement is met), only how often it is re-checked, and the
+order of the messages one delivery releases at the same instant.
 Lists are addressed by an integer ``head`` chosen by the kernel:
 
 * an *integer entry* list (an external peer's ``VTx[i]``, the super peer's ``LR[k].in``, an IDR
