@@ -7,7 +7,9 @@ The kernel picks the requirement likely to be met last (``kernel.internal_receiv
 ``kernel.external_receive``): a message is woken when that one is met and delivered then if
 the others are too, else parked again.  Which one it picks never changes *when* a message is
 delivered (the instant its last requirement is met), only how often it is re-checked, and the
-order of the messages one delivery releases at the same instant.
+order of the messages one delivery releases at the same instant.  Spec §3.5 recommends the
+first unmet requirement (its [R] wake-up index); the paper's rule is only the fix-point after
+every delivery, which either choice implements.
 Lists are addressed by an integer ``head`` chosen by the kernel:
 
 * an *integer entry* list (an external peer's ``VTx[i]``, the super peer's ``LR[k].in``, an IDR
