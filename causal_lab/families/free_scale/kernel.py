@@ -94,9 +94,9 @@ FIELDS = (
     "vc", "ci_n", "vsp", "vsp_f0", "vsp_l1", "csp", "csp_lo", "csp_hi", "ds_nz", "ds_runs",
     "ds_np",
     # super peer: scalars, VTx of external peers, LR, TT (by message; newest per sender), SN ->
-    # message, I, Listing 14 scratch
-    "sp", "sp_gc_time", "sp_vt", "lr_in", "lr_out", "tt_out", "tt_newest", "pos_app", "pos_time", "isp",
-    "isp_lo", "isp_hi", "hit", "tmp", "tmp_lo", "tmp_hi", "positions",
+    # message and the instant it was given, I, Listing 14 scratch
+    "sp", "sp_gc_time", "sp_vt", "lr_in", "lr_out", "tt_out", "tt_newest", "pos_app", "pos_time",
+    "isp", "isp_lo", "isp_hi", "hit", "tmp", "tmp_lo", "tmp_hi", "positions",
     # wire messages and their pools; each message's first wire
     "wires", "bits", "pairs", "app_wire", "outbox",
     # buffers (buffers.py) and broadcasts (broadcasts.py)
@@ -144,7 +144,8 @@ def new_state(schedule: Schedule, net: channel.Channel, tt_gc: bool = True,
         hit=np.zeros(G + 1, i64), tmp=np.zeros((1, words), u64), tmp_lo=np.zeros(1, i64),
         tmp_hi=np.zeros(1, i64), positions=np.empty(64 * words, i64),
         wires=state.table(WIRE_COLUMNS, max(2 * m, 16)), bits=np.empty(1024, u64),
-        pairs=np.empty(1024, pairs.pool_type(schedule.seqs, G + 1)), app_wire=np.full(m, -1, i64), outbox=np.empty(64, i64),
+        pairs=np.empty(1024, pairs.pool_type(schedule.seqs, G + 1)), app_wire=np.full(m, -1, i64),
+        outbox=np.empty(64, i64),
         **buffers.new_fields(heads, len(ROLES)),
         **broadcasts.new_fields(E, n + 1),
         acc=np.zeros(N_ACC), cnt=np.zeros(N_CNT, i64),
