@@ -233,9 +233,9 @@ def new_state(d, n_topics, mode, capacity, net: network.Network, seed, roots, *,
         cb_len=np.zeros(capacity, i64), cb_data=np.empty(POOL, i64),
         recv=np.zeros(capacity * n, np.bool_),
         sl_acc=np.zeros(POOL * d), m_acc0=np.zeros(capacity), fwd=np.zeros(rows, np.bool_),
-        pending=state.table(6, POOL), pe_recv=np.empty(POOL), row_pending=np.full(rows, -1, i64),
+        pending=state.table(6, POOL, i32), pe_recv=np.empty(POOL), row_pending=np.full(rows, -1, i64),
         epoch=np.zeros(rows, np.int32), col=col, stride=stride,
-        slots=state.table(7, POOL), tuples=state.table(3, POOL), tops=tops,
+        slots=state.table(7, POOL, i32), tuples=state.table(3, POOL, i32), tops=tops,
         counters=np.zeros(N_COUNTERS, i64), fcounters=np.zeros(N_FCOUNTERS, np.float64),
         q_sum=np.zeros(n, np.float64), q_cnt=np.zeros(n, i64), q_max=np.zeros(n, i64),
         log=state.new_log(POOL), chd=np.empty(d + 1, i64), ready=np.empty(POOL, i64),
@@ -453,7 +453,7 @@ def _send_ack(st, q, i, j, parent_slot, carrier, now):
         arrival = network.bypass(st.net, st.net_state, i, now)
     st.counters[C_ACK_COPIES] += 1
     events.schedule(q, arrival, EV_ACK, carrier,
-                    (parent_slot << (2 * NODE_BITS)) | (i << NODE_BITS) | j)
+                    (np.int64(parent_slot) << (2 * NODE_BITS)) | (i << NODE_BITS) | j)
 
 
 @njit
@@ -1042,15 +1042,26 @@ def _count_delivery(st, row, i, m, delay, now):
 
 
 @njit
-def _prefetch(st, kind, a, b):
+def _prefetch(st, q, kind, a, b):
     """Start loading the receiver's rows that the next VCube-PS event will read, while this one
     runs: at N = 4096 they are far out of the caches, and waiting for them took most of a run.
     Not for SRPT-S, which reads little of them (no barriers, no views at a PUB): there the
-    prefetch's own lookups made a 20-minute churn run about 9 % slower."""
+    prefetch's own lookups made a 20-minute churn run about 9 % slower.
+
+    The ACK slots of the events after next (``events.runner_up``) are fetched too: an ACK's
+    message is found through its slot, and that load, cold, stalled this prefetch; and the first
+    membership tuple an ACK brings, whose load was most of ``_apply_data``'s time."""
+    slots, width = st.slots, st.slots.shape[1]
+    for j in range(events.runners_up(q)):
+        k, x, y = events.runner_up(q, j)
+        if k == EV_ACK:
+            memory.prefetch(slots, (y >> (2 * NODE_BITS)) * width)
+            memory.prefetch(slots, x * width)
     if kind == EV_MSG:
         m = a
     elif kind == EV_ACK:
-        m = st.slots[b >> (2 * NODE_BITS), SL_MSG]
+        m = slots[b >> (2 * NODE_BITS), SL_MSG]
+        memory.prefetch(st.tuples, slots[a, SL_HEAD] * st.tuples.shape[1])
     else:
         return
     n, i = st.n, b & _MASK
@@ -1079,7 +1090,7 @@ def _run(st, op_time, op_kind, op_node, op_topic):
         now, kind, a, b = events.pop(q)
         counters[C_EVENTS] += 1
         if vcube and not events.empty(q):
-            _prefetch(st, *events.peek(q))
+            _prefetch(st, q, *events.peek(q))
         if kind == EV_MSG:
             _on_message(st, q, a, b & _MASK, (b >> NODE_BITS) & _MASK, b >> (2 * NODE_BITS), now)
         elif kind == EV_ACK:
