@@ -76,7 +76,7 @@ def park(st, t_recs, t_free, head, wire, role, node, need, resume):
     recs[r, R_NODE] = node
     recs[r, R_NEED] = need
     recs[r, R_RESUME] = resume
-    recs[r, R_NEXT] = st.heads[head]
+    recs[r, R_NEXT] = st.heads[head] if _waiting(st, head) else -1  # most lists are empty: no load
     st.heads[head] = r
     st.occupied[head >> 6] |= _bit(head)
     parked = st.parked
