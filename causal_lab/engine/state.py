@@ -12,9 +12,10 @@ exactly once, so a forgotten or misspelt field is an error, not a silent shift).
 (tests, notebooks) reads a field as an attribute and gets the very array the kernel mutates.
 
 Growable tables.  Kernels fill tables whose final size is not known in advance (packets, waiting
-lists, ACK slots).  A table is one 2-D ``int64`` array, one row per record and one column per
-field, with its fill level (and, for records that are freed and reused, the head of a free list
-linked through one of its columns) in the kernel's ``tops`` array.  ``append`` and ``take`` hand
+lists, ACK slots).  A table is one 2-D integer array (``int64`` unless a kernel asks for a
+narrower type), one row per record and one column per field, with its fill level (and, for
+records that are freed and reused, the head of a free list linked through one of its columns)
+in the kernel's ``tops`` array.  ``append`` and ``take`` hand
 out a row and double the table when it is full, ``release`` gives a row back: amortised O(1) like
 a list, but each read or write is a plain memory access, whereas a ``numba.typed.List`` access is a
 call into C.  Both return the table, which may be a new, larger array: assign it back to the
