@@ -67,6 +67,7 @@ import dataclasses
 
 import numpy as np
 
+from causal_lab.engine import memory
 from causal_lab.engine.jit import njit
 
 BROADCAST = 0
@@ -74,6 +75,7 @@ DELIVER = 1
 FLAG_ERROR = 1  # per-delivery flags of _scan
 FLAG_LATE = 2
 PENDING_LIMIT = 16  # vector clocks held per process before they are merged into know[q]
+LOOK_AHEAD = 16  # log entries between a delivery's prefetch and its replay (``_prefetch``)
 EXAMPLES = 5
 
 
@@ -381,6 +383,33 @@ def _ahead(prefix, vc, a):
     return ahead > (prefix[a] < vc[a])
 
 
+@njit(inline="always")
+def _prefetch(k, kind, node, msg, src, seen, know, prefix, lag, lag_at):
+    """Start loading what the delivery at log index ``k`` will read, LOOK_AHEAD entries before
+    it is replayed: its bit of ``seen`` and the entries (q, a) of ``know``, ``prefix`` and
+    ``lag_at`` and the head of q's ``lag`` list.  At N = 4096 those tables are 64 MB each and
+    a delivery's entries are far apart, so the replay waited for them one after the other.  The
+    log is known in advance, so the loads can start early; a hint only, no effect on results
+    (an entry whose message is not broadcast yet is skipped).  Measured on saved logs, CPU-s of
+    ``check_by_topic`` (best of 3), alternating with the loop without it, same counts and
+    per-delivery flags: a VCube-PS churn log (N = 4096, N_s = 4000, t_med = 1 min, 8 simulated
+    minutes, 2.7 M entries) 0.61-0.85 s against 0.79-1.23 s, 3 of 3 faster; a static one (N =
+    1024, every node publishing once) 0.28-0.35 s against 0.33-0.37, 2 of 3; the free-scale
+    bench log (N = 900, whose tables fit in the caches) unchanged.  Look-aheads of 8 and 32
+    entries did as well as 16."""
+    if k >= len(kind) or kind[k] == BROADCAST:
+        return
+    q, a = node[k], src[msg[k]]
+    if a < 0:
+        return
+    n = know.shape[0]
+    memory.prefetch(seen, msg[k] * seen.shape[1] + (q >> 3))
+    memory.prefetch(know, q * n + a)
+    memory.prefetch(prefix, q * n + a)
+    memory.prefetch(lag_at, a * n + q)
+    memory.prefetch(lag, q * n * 2)
+
+
 @njit
 def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows, pending_limit):
     """Replay the log once; the counts, the ``seen`` bits and the first examples."""
@@ -417,6 +446,7 @@ def _scan(n, n_msgs, kind, node, msg, last_use, pool_rows, pending_limit):
     late = 0
     dup = 0
     for k in range(len(kind)):
+        _prefetch(k + LOOK_AHEAD, kind, node, msg, src, seen, know, prefix, lag, lag_at)
         q = node[k]
         m = msg[k]
         bit = np.uint8(1 << (q & 7))
