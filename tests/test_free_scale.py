@@ -169,6 +169,22 @@ def test_arrival_events_estimate_the_run(name, extra):
     assert run.events == pytest.approx(experiments.arrival_events(point), rel=0.05)
 
 
+@pytest.mark.parametrize("count", [2, 3, 450, 1000])
+def test_block_copies_sorted_by_arrival_ties_in_destination_order(count):
+    """A broadcast's copies leave in arrival order (``broadcasts._sort_copies``), exactly: times
+    equal in their high bits (hidden under the index bits of the integer sort) and exact ties,
+    as the clipped delay ranges make, included; ties keep the order of the destinations."""
+    g = np.random.default_rng(count)
+    base = 1000.0 + np.clip(g.normal(25.0, 12.5, count), 0.0, 50.0)
+    base[::7] = np.nextafter(base[::7], np.inf)  # neighbours one ulp apart
+    arrivals = np.where(g.random(count) < 0.2, 1000.0, base)  # exact ties
+    dests = g.permutation(count).astype(np.int64)
+    times, out = np.empty(count), np.empty(count, np.int64)
+    kernel.broadcasts._sort_copies(arrivals, dests, count, np.empty(count, np.uint64), times, out)
+    order = np.argsort(arrivals, kind="stable")
+    assert np.array_equal(times, arrivals[order])
+    assert np.array_equal(out, dests[order])
+
 # ------------------------------------------------------------------------------------------
 # runs through the oracle (spec §3.8)
 # ------------------------------------------------------------------------------------------

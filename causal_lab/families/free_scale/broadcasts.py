@@ -13,7 +13,7 @@ run processes arrivals in exactly the same time order.  A broadcast with a singl
 Blocks are rows of ``blk_time`` / ``blk_dest`` (``width`` = the largest fan-out), recycled
 through the free stack ``blk_free``.  A kernel state using this module has the fields ``channel``,
 ``server_free``, ``blk_time``, ``blk_dest``, ``blk_wire``, ``blk_n``, ``blk_free``, ``dests``,
-``arrivals`` and ``tops``, with the fill levels ``tops[T_BLOCKS]`` (rows ever used) and
+``arrivals``, ``keys`` and ``tops``, with the fill levels ``tops[T_BLOCKS]`` (rows ever used) and
 ``tops[T_FREE_BLOCKS]`` (rows on the free stack).
 """
 
@@ -43,6 +43,7 @@ def new_fields(width: int, nodes: int) -> dict:
         blk_wire=np.empty(INITIAL_BLOCKS, np.int64), blk_n=np.empty(INITIAL_BLOCKS, np.int64),
         blk_free=np.empty(INITIAL_BLOCKS, np.int64),
         dests=np.empty(width, np.int64), arrivals=np.empty(width, np.float64),
+        keys=np.empty(width, np.uint64),
     )
 
 
@@ -76,6 +77,34 @@ def _block(st):
 
 
 @njit
+def _sort_copies(arrivals, dests, count, keys, times_out, dests_out):
+    """``arrivals[:count]`` in increasing order into ``times_out`` with ``dests`` alongside
+    (equal times in ``dests`` order).  Sorted as integers: a time's bits (non-negative floats
+    order as their bits) with its index in the lowest bits, then exact by insertion, since the
+    index hides the bits that may tell two close times apart.  ``np.argsort`` (indirect
+    comparisons) was 5-6 % of the 900-peer bench case; this took 3-4 % off its CPU time.
+    Ties (a clipped delay range gives many) now leave in destination order, argsort's own
+    order before: same instants, other interleavings of simultaneous arrivals."""
+    shift = np.uint64(1)
+    while (np.uint64(1) << shift) < np.uint64(count):
+        shift += np.uint64(1)
+    mask = (np.uint64(1) << shift) - np.uint64(1)
+    for j in range(count):
+        keys[j] = (np.uint64(events._bits(arrivals[j])) & ~mask) | np.uint64(j)
+    keys[:count].sort()
+    for j in range(count):
+        k = keys[j] & mask
+        t, d = arrivals[k], dests[k]
+        i = j
+        while i > 0 and times_out[i - 1] > t:  # rare: equal high bits, out of order
+            times_out[i] = times_out[i - 1]
+            dests_out[i] = dests_out[i - 1]
+            i -= 1
+        times_out[i] = t
+        dests_out[i] = d
+
+
+@njit
 def send(st, q, wire, app, sender, count, now):
     """Send ``wire`` (application message ``app``) from ``sender`` to ``st.dests[:count]``,
     one copy each, in that order through the sender's sending queue."""
@@ -90,12 +119,8 @@ def send(st, q, wire, app, sender, count, now):
         events.schedule(q, arrivals[0], ARRIVAL_ONE, wire, dests[0])
         return
     b = _block(st)
-    order = np.argsort(arrivals[:count])
     blk_time, blk_dest = st.blk_time, st.blk_dest
-    for j in range(count):
-        k = order[j]
-        blk_time[b, j] = arrivals[k]
-        blk_dest[b, j] = dests[k]
+    _sort_copies(arrivals, dests, count, st.keys, blk_time[b], blk_dest[b])
     st.blk_wire[b] = wire
     st.blk_n[b] = count
     events.schedule(q, blk_time[b, 0], ARRIVAL_BLOCK, b, 0)

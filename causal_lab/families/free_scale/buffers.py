@@ -50,7 +50,11 @@ COLUMNS = 6
 
 
 def new_fields(heads: int, roles: int) -> dict:
-    return dict(recs=state.table(COLUMNS, 1024), heads=np.full(heads, -1, np.int64),
+    """Records and heads are int32 (every id, need and resume of a run is far below 2^31: its
+    event log of one row per arrival would not fit in memory first): at N = 900 the heads take
+    4.5 MB instead of 9 and the live records (about 6 x 10^4) 1.4 MB instead of 2.8, and a
+    park's load of its list head was the hottest instruction of ``kernel.external_receive``."""
+    return dict(recs=state.table(COLUMNS, 1024, np.int32), heads=np.full(heads, -1, np.int32),
                 occupied=np.zeros(heads // 64 + 1, np.uint64),
                 ready=np.empty(1024, np.int64), parked=np.zeros((roles, 2), np.int64))
 

@@ -58,7 +58,7 @@ FIELDS = (
     # wire messages (one per application message) and their pairs
     "msgs", "pairs",
     "recs", "heads", "occupied", "ready", "parked", "server_free", "blk_time", "blk_dest",
-    "blk_wire", "blk_n", "blk_free", "dests", "arrivals",
+    "blk_wire", "blk_n", "blk_free", "dests", "arrivals", "keys",
     "acc", "cnt", "log", "tops",
 )
 StateType, State = state.define("State", FIELDS, __name__)

@@ -101,7 +101,7 @@ FIELDS = (
     "wires", "bits", "pairs", "app_wire", "outbox",
     # buffers (buffers.py) and broadcasts (broadcasts.py)
     "recs", "heads", "occupied", "ready", "parked", "server_free", "blk_time", "blk_dest",
-    "blk_wire", "blk_n", "blk_free", "dests", "arrivals",
+    "blk_wire", "blk_n", "blk_free", "dests", "arrivals", "keys",
     # measurements and the event log
     "acc", "cnt", "log", "tops",
 )
@@ -149,7 +149,7 @@ def new_state(schedule: Schedule, net: channel.Channel, tt_gc: bool = True,
         **buffers.new_fields(heads, len(ROLES)),
         **broadcasts.new_fields(E, n + 1),
         acc=np.zeros(N_ACC), cnt=np.zeros(N_CNT, i64),
-        log=state.new_log(max(m * n, 16)), tops=tops,
+        log=state.new_log(max(m * n, 16), np.int32), tops=tops,
     )
 
 
