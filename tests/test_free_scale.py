@@ -176,7 +176,7 @@ def test_block_copies_sorted_by_arrival_ties_in_destination_order(count):
     as the clipped delay ranges make, included; ties keep the order of the destinations."""
     g = np.random.default_rng(count)
     base = 1000.0 + np.clip(g.normal(25.0, 12.5, count), 0.0, 50.0)
-    base[::7] = np.nextafter(base[::7], np.inf)  # neighbours one ulp apart
+    base[::7] = np.nextafter(base[::7], np.inf)  # one ulp above a clipped bound: ulp neighbours
     arrivals = np.where(g.random(count) < 0.2, 1000.0, base)  # exact ties
     dests = g.permutation(count).astype(np.int64)
     times, out = np.empty(count), np.empty(count, np.int64)
@@ -184,6 +184,7 @@ def test_block_copies_sorted_by_arrival_ties_in_destination_order(count):
     order = np.argsort(arrivals, kind="stable")
     assert np.array_equal(times, arrivals[order])
     assert np.array_equal(out, dests[order])
+
 
 # ------------------------------------------------------------------------------------------
 # runs through the oracle (spec §3.8)
